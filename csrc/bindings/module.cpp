@@ -1,0 +1,455 @@
+// pybind11 module ddz._core: value types and entry points; no rules logic here.
+#include <pybind11/native_enum.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "../ddz/core.hpp"
+
+namespace py = pybind11;
+using namespace ddz;
+
+namespace {
+
+constexpr const char* kRankChars = "3456789TJQKA2BR";
+
+struct CardError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+struct MoveError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+int rank_of_char(char ch) {
+  switch (ch) {
+    case 't': ch = 'T'; break;
+    case 'j': ch = 'J'; break;
+    case 'q': ch = 'Q'; break;
+    case 'k': ch = 'K'; break;
+    case 'a': ch = 'A'; break;
+    case 'b': ch = 'B'; break;
+    case 'r': ch = 'R'; break;
+    default: break;
+  }
+  const char* p = std::strchr(kRankChars, ch);
+  return (p && ch) ? int(p - kRankChars) : -1;
+}
+
+std::string deck_name(int decks) { return decks == 2 ? "two decks hold" : "one deck holds"; }
+
+Counts parse_counts(const std::string& s, int decks) {
+  Counts c = 0;
+  int per[kRanks] = {0};
+  for (size_t i = 0; i < s.size(); ++i) {
+    char ch = s[i];
+    if (ch == ' ' || ch == ',') continue;
+    int r = rank_of_char(ch);
+    if (r < 0) {
+      std::string shown = (unsigned char)ch < 0x80 ? std::string(1, ch) : std::string("non-ASCII byte");
+      throw CardError("unknown card character '" + shown + "' at position " + std::to_string(i) + " in '" + s +
+                      "' (use 3456789TJQKA2BR; T is ten, B the small joker, R the big joker)");
+    }
+    int lim = r >= kB ? decks : 4 * decks;
+    if (++per[r] > lim)
+      throw CardError("too many '" + std::string(1, kRankChars[r]) + "' in '" + s + "': " + std::to_string(per[r]) +
+                      " copies, " + deck_name(decks) + " " + std::to_string(lim));
+    c += unit(r);
+  }
+  return c;
+}
+
+std::string format_counts(Counts c) {
+  std::string s;
+  for (int r = 0; r < kRanks; ++r) s.append(size_t(count_of(c, r)), kRankChars[r]);
+  return s;
+}
+
+struct CardsObj {
+  Counts c = 0;
+  int decks = 1;
+};
+
+struct RulesObj {
+  Rules r;
+  std::vector<Enc> universe;
+  std::unordered_map<Enc, int> ids;
+  bool built = false;
+  int decks() const { return r.two_decks ? 2 : 1; }
+  void build() {
+    if (built) return;
+    MoveBuffer buf;
+    generate_universe(r, buf);
+    universe.assign(buf.data, buf.data + buf.size);
+    ids.reserve(universe.size() * 2);
+    for (size_t i = 0; i < universe.size(); ++i) ids.emplace(universe[i], int(i));
+    built = true;
+  }
+};
+using RulesPtr = std::shared_ptr<RulesObj>;
+
+struct MoveObj {
+  Enc enc = 0;
+  Interp it;
+  RulesPtr rules;
+};
+
+/// The generator fixes the kind (the lead reading, or the kind of the play followed); the
+/// key is the highest of that kind, which is the reading §2.0.4 asks for in both cases.
+MoveObj make_move(const RulesPtr& rp, Enc e) {
+  return MoveObj{e, classify_as(rp->r, enc_cards(e), enc_kind(e)), rp};
+}
+
+std::string kind_name(int k) {
+  static const char* names[] = {"SOLO", "PAIR", "TRIO", "TRIO_SOLO", "TRIO_PAIR", "STRAIGHT", "PAIR_STRAIGHT",
+                                "TRIO_STRAIGHT", "PLANE_SOLO", "PLANE_PAIR", "FOUR_TWO_SOLO", "FOUR_TWO_PAIR",
+                                "BOMB", "ROCKET", "BOMB4", "BOMB5", "BOMB6", "BOMB7", "BOMB8", "JOKER_BOMB"};
+  return (k >= 0 && k < kNumKinds) ? names[k] : "?";
+}
+
+/// A hand argument: a str (parsed with the rules' deck count) or a Cards of that deck count.
+Counts hand_arg(py::handle h, const RulesObj& R, const char* what) {
+  if (py::isinstance<py::str>(h)) return parse_counts(h.cast<std::string>(), R.decks());
+  if (py::isinstance<CardsObj>(h)) {
+    const CardsObj& c = h.cast<const CardsObj&>();
+    if (c.decks != R.decks())
+      throw CardError(std::string(what) + " '" + format_counts(c.c) + "' is a " + (c.decks == 2 ? "two" : "one") +
+                      "-deck Cards but the rules use " + (R.decks() == 2 ? "two decks" : "one deck") +
+                      " (build it with ddz.Cards(..., decks=" + std::to_string(R.decks()) + ") or pass a str)");
+    return c.c;
+  }
+  throw py::type_error(std::string(what) + " must be a str or ddz.Cards, not " +
+                       std::string(py::str(py::type::handle_of(h).attr("__name__"))));
+}
+
+/// A prev argument: None (lead), a str, or a Move; returns false for a lead.
+bool prev_arg(py::handle h, const RulesPtr& rp, Interp& out) {
+  if (h.is_none()) return false;
+  if (py::isinstance<MoveObj>(h)) {
+    const MoveObj& m = h.cast<const MoveObj&>();
+    if (m.rules.get() == rp.get()) {
+      out = m.it;
+      return true;
+    }
+    Counts c = enc_cards(m.enc);
+    out = classify_as(rp->r, c, m.it.kind);
+    if (out.kind < 0)
+      throw MoveError("prev '" + format_counts(c) + "' (" + kind_name(m.it.kind) +
+                      ") is not a legal combination under these rules");
+    return true;
+  }
+  Counts c = hand_arg(h, *rp, "prev");
+  if (c == 0) throw MoveError("prev is empty: pass prev=None to lead");
+  out = classify(rp->r, c);
+  if (out.kind < 0) throw MoveError("prev '" + format_counts(c) + "' is not a legal combination under these rules");
+  return true;
+}
+
+thread_local MoveBuffer tl_buf;
+
+py::array_t<uint64_t> to_array(const MoveBuffer& b, size_t from = 0) {
+  py::array_t<uint64_t> a(py::ssize_t(b.size - from));
+  if (b.size > from) std::memcpy(a.mutable_data(), b.data + from, (b.size - from) * sizeof(Enc));
+  return a;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
+  m.doc() = "ddz C++ core: cards, rules, classification and legal-move generation";
+
+  static py::exception<CardError> card_exc(m, "CardError", PyExc_ValueError);
+  static py::exception<MoveError> move_exc(m, "MoveError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const CardError& e) {
+      py::set_error(card_exc, e.what());
+    } catch (const MoveError& e) {
+      py::set_error(move_exc, e.what());
+    }
+  });
+
+  py::native_enum<Kind>(m, "Kind", "enum.IntEnum", "Combination kinds (RULES.md §2.0.2)")
+      .value("SOLO", SOLO).value("PAIR", PAIR).value("TRIO", TRIO).value("TRIO_SOLO", TRIO_SOLO)
+      .value("TRIO_PAIR", TRIO_PAIR).value("STRAIGHT", STRAIGHT).value("PAIR_STRAIGHT", PAIR_STRAIGHT)
+      .value("TRIO_STRAIGHT", TRIO_STRAIGHT).value("PLANE_SOLO", PLANE_SOLO).value("PLANE_PAIR", PLANE_PAIR)
+      .value("FOUR_TWO_SOLO", FOUR_TWO_SOLO).value("FOUR_TWO_PAIR", FOUR_TWO_PAIR).value("BOMB", BOMB)
+      .value("ROCKET", ROCKET).value("BOMB4", BOMB4).value("BOMB5", BOMB5).value("BOMB6", BOMB6)
+      .value("BOMB7", BOMB7).value("BOMB8", BOMB8).value("JOKER_BOMB", JOKER_BOMB)
+      .finalize();
+
+  // ---- Cards ----
+  py::class_<CardsObj>(m, "Cards", "A multiset of cards by rank (suits ignored), RULES.md §1.3.")
+      .def(py::init([](py::object s, int decks) {
+             if (decks != 1 && decks != 2) throw py::value_error("decks must be 1 or 2, not " + std::to_string(decks));
+             if (py::isinstance<CardsObj>(s)) {
+               CardsObj c = s.cast<CardsObj>();
+               if (decks == 1 && c.decks == 2) {
+                 // re-check the one-deck limits
+                 return CardsObj{parse_counts(format_counts(c.c), 1), 1};
+               }
+               return CardsObj{c.c, decks};
+             }
+             if (!py::isinstance<py::str>(s)) throw py::type_error("Cards() takes a str of 3456789TJQKA2BR");
+             return CardsObj{parse_counts(s.cast<std::string>(), decks), decks};
+           }),
+           py::arg("cards") = "", py::arg("decks") = 1)
+      .def_static("from_word", [](uint64_t w, int decks) {
+            if (decks != 1 && decks != 2) throw py::value_error("decks must be 1 or 2");
+            for (int r = 0; r < kRanks; ++r) {
+              int lim = r >= kB ? decks : 4 * decks;
+              if (count_of(w, r) > lim)
+                throw CardError("word has " + std::to_string(count_of(w, r)) + " '" + std::string(1, kRankChars[r]) +
+                                "', " + deck_name(decks) + " " + std::to_string(lim));
+            }
+            if (w >> 60) throw CardError("word has bits above the 15 rank nibbles");
+            return CardsObj{w, decks};
+          }, py::arg("word"), py::arg("decks") = 1,
+          "Cards from a rank-count word (15 nibbles, nibble r = copies of rank v=r).")
+      .def_property_readonly("word", [](const CardsObj& c) { return c.c; }, "the rank-count word (15 nibbles)")
+      .def_property_readonly("decks", [](const CardsObj& c) { return c.decks; })
+      .def("count", [](const CardsObj& c, const std::string& ch) {
+            if (ch.size() != 1 || rank_of_char(ch[0]) < 0) throw CardError("unknown rank '" + ch + "'");
+            return count_of(c.c, rank_of_char(ch[0]));
+          }, py::arg("rank"), "copies of one rank, e.g. cards.count('3')")
+      .def("counts", [](const CardsObj& c) {
+            std::vector<int> v(kRanks);
+            for (int r = 0; r < kRanks; ++r) v[size_t(r)] = count_of(c.c, r);
+            return v;
+          }, "copies per rank, indexed by v (3=0 … R=14)")
+      .def("__str__", [](const CardsObj& c) { return format_counts(c.c); })
+      .def("__repr__", [](const CardsObj& c) {
+            return "Cards('" + format_counts(c.c) + "'" + (c.decks == 2 ? ", decks=2)" : ")");
+          })
+      .def("__len__", [](const CardsObj& c) { return total_cards(c.c); })
+      .def("__bool__", [](const CardsObj& c) { return c.c != 0; })
+      .def("__eq__", [](const CardsObj& a, py::object b) {
+            if (py::isinstance<CardsObj>(b)) return a.c == b.cast<const CardsObj&>().c;
+            if (py::isinstance<py::str>(b)) {
+              try { return a.c == parse_counts(b.cast<std::string>(), a.decks); } catch (const CardError&) { return false; }
+            }
+            return false;
+          })
+      .def("__hash__", [](const CardsObj& c) { return py::hash(py::int_(c.c)); })
+      .def("__contains__", [](const CardsObj& a, py::object b) {
+            Counts o = py::isinstance<CardsObj>(b) ? b.cast<const CardsObj&>().c
+                                                   : parse_counts(b.cast<std::string>(), a.decks);
+            for (int r = 0; r < kRanks; ++r)
+              if (count_of(o, r) > count_of(a.c, r)) return false;
+            return true;
+          }, "sub-multiset test: 'JJ' in Cards('JJJQ')")
+      .def("__add__", [](const CardsObj& a, const CardsObj& b) {
+            return CardsObj{parse_counts(format_counts(a.c + b.c), std::max(a.decks, b.decks)), std::max(a.decks, b.decks)};
+          })
+      .def("__sub__", [](const CardsObj& a, const CardsObj& b) {
+            for (int r = 0; r < kRanks; ++r)
+              if (count_of(b.c, r) > count_of(a.c, r))
+                throw CardError("cannot remove '" + format_counts(b.c) + "' from '" + format_counts(a.c) + "': not enough '" +
+                                std::string(1, kRankChars[r]) + "'");
+            return CardsObj{a.c - b.c, a.decks};
+          })
+      .def(py::pickle([](const CardsObj& c) { return py::make_tuple(format_counts(c.c), c.decks); },
+                      [](py::tuple t) { return CardsObj{parse_counts(t[0].cast<std::string>(), t[1].cast<int>()), t[1].cast<int>()}; }));
+
+  // ---- Rules (the Python facade subclasses this) ----
+  py::class_<RulesObj, RulesPtr>(m, "RulesCore", py::dynamic_attr(), "Combination rules as data (C++ side).")
+      .def(py::init([](int variant, bool two_decks, bool straight, bool trio_solo, bool four_two, int trio_chain,
+                       bool joker_pairs, bool share, bool pairs_distinct, bool rocket_kickers, int cap, int max_cards) {
+             auto p = std::make_shared<RulesObj>();
+             Rules& r = p->r;
+             r.variant = variant; r.two_decks = two_decks; r.straight = straight; r.trio_solo = trio_solo;
+             r.four_two = four_two; r.trio_chain = trio_chain; r.joker_pairs = joker_pairs; r.share = share;
+             r.pairs_distinct = pairs_distinct; r.rocket_kickers = rocket_kickers; r.cap = cap; r.max_cards = max_cards;
+             if (cap < 1 || cap > (two_decks ? 8 : 4)) throw py::value_error("single_kicker_rank_cap out of range");
+             if (trio_chain < 0 || trio_chain > 2) throw py::value_error("trio_chain must be 0, 1 or 2");
+             return p;
+           }),
+           py::arg("variant"), py::arg("two_decks"), py::arg("straight"), py::arg("trio_solo"), py::arg("four_two"),
+           py::arg("trio_chain"), py::arg("joker_pairs"), py::arg("share"), py::arg("pairs_distinct"),
+           py::arg("rocket_kickers"), py::arg("cap"), py::arg("max_cards"))
+      .def_property_readonly("decks", &RulesObj::decks)
+      .def_property_readonly("ambiguous", [](const RulesObj& R) { return R.r.ambiguous(); },
+                             "True when relaxed options let one multiset have several readings (§2.0.4)")
+      .def("action_space", [](RulesPtr rp) {
+            rp->build();
+            py::list out(rp->universe.size());
+            for (size_t i = 0; i < rp->universe.size(); ++i) out[i] = py::cast(make_move(rp, rp->universe[i]));
+            return out;
+          }, "Every distinct play (cards and kind) of the variant, in id order (pass excluded).")
+      .def_property_readonly("action_space_size", [](RulesPtr rp) { rp->build(); return rp->universe.size(); })
+      .def("action_space_array", [](RulesPtr rp) {
+            rp->build();
+            py::array_t<uint64_t> a(py::ssize_t(rp->universe.size()));
+            if (!rp->universe.empty()) std::memcpy(a.mutable_data(), rp->universe.data(), rp->universe.size() * 8);
+            return a;
+          }, "The action space as encoded moves; index = id.")
+      .def("move_from_id", [](RulesPtr rp, py::ssize_t id) {
+            rp->build();
+            if (id < 0 || size_t(id) >= rp->universe.size())
+              throw MoveError("action id " + std::to_string(id) + " out of range 0.." + std::to_string(rp->universe.size() - 1));
+            return make_move(rp, rp->universe[size_t(id)]);
+          }, py::arg("id"));
+
+  // ---- Move ----
+  py::class_<MoveObj>(m, "Move", "One play: cards plus its reading (kind, key, chain length).")
+      .def_property_readonly("kind", [](const MoveObj& mv) { return Kind(mv.it.kind); })
+      .def_property_readonly("key", [](const MoveObj& mv) { return mv.it.key; },
+                             "comparison key: v of the main rank, or the chain key of RULES.md §2.0.3")
+      .def_property_readonly("chain_length", [](const MoveObj& mv) { return mv.it.length; })
+      .def_property_readonly("cards", [](const MoveObj& mv) { return CardsObj{enc_cards(mv.enc), mv.rules->decks()}; })
+      .def_property_readonly("encoded", [](const MoveObj& mv) { return mv.enc; }, "the 8-byte encoding (README)")
+      .def_property_readonly("is_bomb", [](const MoveObj& mv) { return is_bomb_kind(mv.it.kind); })
+      .def_property_readonly("id", [](const MoveObj& mv) {
+            mv.rules->build();
+            auto f = mv.rules->ids.find(mv.enc);
+            if (f == mv.rules->ids.end())
+              throw MoveError("'" + format_counts(enc_cards(mv.enc)) + "' has more cards than any hand of the variant");
+            return f->second;
+          }, "the stable action id (Rules.action_space order)")
+      .def("__len__", [](const MoveObj& mv) { return total_cards(enc_cards(mv.enc)); })
+      .def("beats", [](const MoveObj& mv, py::object other) {
+            Interp t;
+            if (!prev_arg(other, mv.rules, t)) throw MoveError("beats() needs a play, not None");
+            return beats(mv.rules->r, mv.it, t);
+          }, py::arg("other"), "RULES.md §2.0.5: does this play beat `other` (a Move or a str)?")
+      .def("__str__", [](const MoveObj& mv) { return format_counts(enc_cards(mv.enc)); })
+      .def("__repr__", [](const MoveObj& mv) {
+            std::string s = "Move('" + format_counts(enc_cards(mv.enc)) + "', " + kind_name(mv.it.kind) +
+                            ", key=" + std::to_string(mv.it.key);
+            if (is_chain_kind(mv.it.kind)) s += ", length=" + std::to_string(mv.it.length);
+            return s + ")";
+          })
+      .def("__eq__", [](const MoveObj& a, py::object b) {
+            if (!py::isinstance<MoveObj>(b)) return false;
+            const MoveObj& o = b.cast<const MoveObj&>();
+            return a.enc == o.enc && a.it.key == o.it.key && a.rules->decks() == o.rules->decks();
+          })
+      .def("__hash__", [](const MoveObj& mv) { return py::hash(py::make_tuple(mv.enc, mv.it.key)); });
+
+  // ---- functions ----
+  m.def("classify", [](py::object cards, RulesPtr rp) -> py::object {
+        Counts c = hand_arg(cards, *rp, "cards");
+        Interp it = classify(rp->r, c);
+        if (it.kind < 0) return py::none();
+        return py::cast(MoveObj{encode(c, it.kind), it, rp});
+      }, py::arg("cards"), py::arg("rules"),
+      "The lead reading of `cards` (RULES.md §2.0.2–§2.0.4), or None if it is no legal combination.");
+
+  m.def("legal_moves", [](py::object hand, RulesPtr rp, py::object prev) {
+        Counts h = hand_arg(hand, *rp, "hand");
+        Interp top;
+        bool f = prev_arg(prev, rp, top);
+        MoveBuffer& b = tl_buf;
+        b.clear();
+        generate(rp->r, h, f ? &top : nullptr, b);
+        py::list out(b.size);
+        for (size_t i = 0; i < b.size; ++i) out[i] = py::cast(make_move(rp, b.data[i]));
+        return out;
+      }, py::arg("hand"), py::arg("rules"), py::arg("prev") = py::none(),
+      "Leads (prev=None) or the plays that beat prev; each distinct play once; pass not listed.");
+
+  m.def("count_moves", [](py::object hand, RulesPtr rp, py::object prev) {
+        Counts h = hand_arg(hand, *rp, "hand");
+        Interp top;
+        bool f = prev_arg(prev, rp, top);
+        return count(rp->r, h, f ? &top : nullptr);
+      }, py::arg("hand"), py::arg("rules"), py::arg("prev") = py::none());
+
+  m.def("legal_moves_array", [](py::object hand, RulesPtr rp, py::object prev) {
+        Counts h = hand_arg(hand, *rp, "hand");
+        Interp top;
+        bool f = prev_arg(prev, rp, top);
+        MoveBuffer& b = tl_buf;
+        b.clear();
+        generate(rp->r, h, f ? &top : nullptr, b);
+        return to_array(b);
+      }, py::arg("hand"), py::arg("rules"), py::arg("prev") = py::none(),
+      "legal_moves as a numpy uint64 array of encoded moves (see README: encoding).");
+
+  m.def("hand_words", [](py::iterable hands, RulesPtr rp) {
+        std::vector<uint64_t> v;
+        for (py::handle h : hands) v.push_back(hand_arg(h, *rp, "hand"));
+        py::array_t<uint64_t> a(py::ssize_t(v.size()));
+        if (!v.empty()) std::memcpy(a.mutable_data(), v.data(), v.size() * 8);
+        return a;
+      }, py::arg("hands"), py::arg("rules"), "Parse many hands into rank-count words (uint64).");
+
+  m.def("legal_moves_batch", [](py::object hands, RulesPtr rp, py::object prevs, bool count_only) {
+        std::vector<uint64_t> words;
+        if (py::isinstance<py::array>(hands)) {
+          auto a = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(hands);
+          if (!a || a.ndim() != 1) throw py::value_error("hands array must be 1-D uint64 rank-count words");
+          words.assign(a.data(), a.data() + a.size());
+          int lim = rp->r.max_per_rank(), jl = rp->r.max_joker();
+          for (size_t i = 0; i < words.size(); ++i)
+            for (int r = 0; r < kRanks; ++r)
+              if (count_of(words[i], r) > (r >= kB ? jl : lim) || (words[i] >> 60))
+                throw CardError("hands[" + std::to_string(i) + "] is not a valid rank-count word for these rules");
+        } else {
+          for (py::handle h : hands) words.push_back(hand_arg(h, *rp, "hand"));
+        }
+        size_t n = words.size();
+        std::vector<Interp> tops;
+        std::vector<uint8_t> has_top(n, 0);
+        if (!prevs.is_none()) {
+          tops.resize(n);
+          if (py::isinstance<py::array>(prevs)) {
+            auto a = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(prevs);
+            if (!a || size_t(a.size()) != n) throw py::value_error("prevs must have one entry per hand");
+            for (size_t i = 0; i < n; ++i) {
+              uint64_t e = a.data()[i];
+              if (!e) continue;
+              tops[i] = classify_as(rp->r, enc_cards(e), enc_kind(e));
+              if (tops[i].kind < 0) throw MoveError("prevs[" + std::to_string(i) + "] is not a legal encoded move");
+              has_top[i] = 1;
+            }
+          } else {
+            py::sequence s = prevs.cast<py::sequence>();
+            if (size_t(py::len(s)) != n) throw py::value_error("prevs must have one entry per hand");
+            for (size_t i = 0; i < n; ++i) has_top[i] = prev_arg(s[i], rp, tops[i]);
+          }
+        }
+        py::array_t<int64_t> offsets{py::ssize_t(n + 1)};
+        int64_t* off = offsets.mutable_data();
+        MoveBuffer buf;
+        uint64_t total = 0;
+        {
+          py::gil_scoped_release nogil;
+          off[0] = 0;
+          for (size_t i = 0; i < n; ++i) {
+            const Interp* t = has_top[i] ? &tops[i] : nullptr;
+            if (count_only) total += count(rp->r, words[i], t);
+            else generate(rp->r, words[i], t, buf);
+            off[i + 1] = count_only ? int64_t(total) : int64_t(buf.size);
+          }
+        }
+        if (count_only) {
+          py::array_t<int64_t> counts{py::ssize_t(n)};
+          for (size_t i = 0; i < n; ++i) counts.mutable_data()[i] = off[i + 1] - off[i];
+          return py::tuple(py::make_tuple(offsets, counts));
+        }
+        return py::tuple(py::make_tuple(offsets, to_array(buf)));
+      }, py::arg("hands"), py::arg("rules"), py::arg("prevs") = py::none(), py::arg("count_only") = false,
+      "Moves of many hands with the GIL released: (offsets int64[n+1], moves uint64[total]); "
+      "hand i owns moves[offsets[i]:offsets[i+1]].");
+
+  m.def("decode", [](uint64_t e, RulesPtr rp) {
+        int k = enc_kind(e);
+        Counts c = enc_cards(e);
+        if (k >= kNumKinds) throw MoveError("encoded move has unknown kind " + std::to_string(k));
+        Interp it = classify_as(rp->r, c, k);
+        if (it.kind < 0) throw MoveError("encoded move '" + format_counts(c) + "' is not a legal " + kind_name(k));
+        return MoveObj{e, it, rp};
+      }, py::arg("encoded"), py::arg("rules"), "The Move of an encoded move.");
+
+  m.def("dispatch_level", &dispatch_level, "0 = portable scalar code, 1 = AVX2/BMI2 code (x86-64)");
+  m.def("set_dispatch_level", &set_dispatch_level, py::arg("level"),
+        "Force the scalar path (0) or the fastest the CPU supports (1).");
+  m.def("cpu_has_fast_isa", &cpu_has_fast_isa);
+}

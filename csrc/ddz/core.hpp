@@ -1,0 +1,148 @@
+// ddz core: rank-count bitboards, rules as data, move encoding (RULES.md §1, §2.0).
+// No Python headers here; the bindings live in csrc/bindings/.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ddz {
+
+/// Rank counts of a multiset of cards: 15 nibbles, nibble r = copies of rank v=r
+/// (3=0 … A=11, 2=12, B=13, R=14). One and two decks alike (a count is at most 8).
+using Counts = uint64_t;
+
+constexpr int kRanks = 15;
+constexpr int kB = 13, kR = 14;
+constexpr uint64_t kOnes = 0x111111111111111ULL;   // the 1-bit of every nibble
+constexpr uint64_t kHighs = kOnes << 3;             // the 8-bit of every nibble
+
+static inline int count_of(Counts c, int r) { return int((c >> (4 * r)) & 15); }
+static inline Counts unit(int r) { return Counts(1) << (4 * r); }
+/// Nibble 8-bits set where count >= k (1 <= k <= 8): no carry crosses a nibble.
+static inline uint64_t at_least_nibbles(Counts c, int k) { return (c + uint64_t(8 - k) * kOnes) & kHighs; }
+/// Gathers the 8-bit of each nibble into bit r of a 15-bit rank mask (a fixed pext).
+static inline uint32_t gather_nibbles(uint64_t hi) {
+  uint64_t t = (hi >> 3) & kOnes;
+  t = (t | (t >> 3)) & 0x0303030303030303ULL;
+  t = (t | (t >> 6)) & 0x000F000F000F000FULL;
+  t = (t | (t >> 12)) & 0x000000FF000000FFULL;
+  t = (t | (t >> 24)) & 0xFFFFULL;
+  return uint32_t(t);
+}
+static inline uint32_t ranks_at_least(Counts c, int k) { return gather_nibbles(at_least_nibbles(c, k)); }
+/// Spreads a 15-bit rank mask into one card per set rank (the inverse of gather_nibbles).
+static inline Counts spread_mask(uint32_t m) {
+  uint64_t t = m & 0x7FFF;
+  t = (t | (t << 24)) & 0x000000FF000000FFULL;
+  t = (t | (t << 12)) & 0x000F000F000F000FULL;
+  t = (t | (t << 6)) & 0x0303030303030303ULL;
+  t = (t | (t << 3)) & kOnes;
+  return t;
+}
+static inline int total_cards(Counts c) {
+  // sum of nibbles: fold pairs, then multiply-accumulate bytes
+  uint64_t t = (c & 0x0F0F0F0F0F0F0F0FULL) + ((c >> 4) & 0x0F0F0F0F0F0F0F0FULL);
+  return int((t * 0x0101010101010101ULL) >> 56);
+}
+
+/// Combination kinds, named as RULES.md §2.0.2.
+enum Kind : uint8_t {
+  SOLO = 0, PAIR, TRIO, TRIO_SOLO, TRIO_PAIR, STRAIGHT, PAIR_STRAIGHT, TRIO_STRAIGHT,
+  PLANE_SOLO, PLANE_PAIR, FOUR_TWO_SOLO, FOUR_TWO_PAIR, BOMB, ROCKET,
+  BOMB4, BOMB5, BOMB6, BOMB7, BOMB8, JOKER_BOMB, kNumKinds
+};
+constexpr uint8_t kPassKind = 0xFF;  // encoded PASS (play state); never produced by movegen
+
+static inline bool is_bomb_kind(int k) { return k == BOMB || k == ROCKET || (k >= BOMB4 && k <= JOKER_BOMB); }
+static inline bool is_chain_kind(int k) {
+  return k == STRAIGHT || k == PAIR_STRAIGHT || k == TRIO_STRAIGHT || k == PLANE_SOLO || k == PLANE_PAIR;
+}
+
+/// Encoded move (8 bytes): bits 0..51 rank nibbles 3..2, bits 52-53 count of B,
+/// bits 54-55 count of R, bits 56-63 kind. Key and chain length derive from cards and kind.
+using Enc = uint64_t;
+constexpr uint64_t kRankBits = (uint64_t(1) << 52) - 1;
+static inline Enc encode(Counts c, int kind) {
+  return (c & 0x003FFFFFFFFFFFFFULL) | ((c >> 2) & 0x00C0000000000000ULL) | (uint64_t(kind) << 56);
+}
+static inline Counts enc_cards(Enc e) {
+  return (e & 0x003FFFFFFFFFFFFFULL & ~(uint64_t(3) << 54)) | ((e & (uint64_t(3) << 54)) << 2);
+}
+static inline int enc_kind(Enc e) { return int(e >> 56); }
+
+/// Rules as data: the combination-level options of RULES.md §7 (and compat presets).
+struct Rules {
+  int variant = 0;            // 0 CLASSIC3, 1 TWOP, 2 BENGBU4
+  bool two_decks = false;
+  bool straight = true;       // STRAIGHT allowed
+  bool trio_solo = true;      // TRIO_SOLO and PLANE_SOLO allowed
+  bool four_two = true;       // FOUR_TWO_SOLO / FOUR_TWO_PAIR allowed
+  int trio_chain = 0;         // 0 std 3..A, 1 BENGBU4 line A,2,3..K,A, 2 cycle
+  bool joker_pairs = false;   // BB / RR are pairs (two decks)
+  bool share = false;         // kicker_may_share_main_rank
+  bool pairs_distinct = true; // kicker_pairs_distinct
+  bool rocket_kickers = false;
+  int cap = 1;                // single_kicker_rank_cap
+  int max_cards = 20;         // the largest hand of the variant (bounds the action space)
+
+  int max_per_rank() const { return two_decks ? 8 : 4; }
+  int max_joker() const { return two_decks ? 2 : 1; }
+  /// Relaxed options can give one multiset several readings (§2.0.4); then the
+  /// generator de-duplicates by cards.
+  bool ambiguous() const { return cap >= 3 || share || !pairs_distinct; }
+};
+
+/// The comparison data of one interpretation.
+struct Interp {
+  int kind = -1;
+  int key = 0;
+  int length = 1;   // chain length (ranks in the chain body), 1 otherwise
+  int body = 0;     // main-body card count (§2.0.4)
+};
+
+// ---- classification (classify.cpp) ----
+/// Every interpretation of the multiset (at most one per kind, with the highest key).
+int interpretations(const Rules& r, Counts c, Interp* out);  // returns count (<= kNumKinds)
+/// The canonical lead reading (§2.0.4): largest body, then highest key. kind=-1 if none.
+Interp classify(const Rules& r, Counts c);
+/// The reading of `c` as `kind` (highest key); kind=-1 if it has none.
+Interp classify_as(const Rules& r, Counts c, int kind);
+/// Reading of c when played onto `top` (the highest-key reading that beats it); kind=-1 if none.
+Interp classify_follow(const Rules& r, Counts c, const Interp& top);
+bool beats(const Rules& r, const Interp& play, const Interp& top);
+int body_cards(int kind, int ncards);
+
+/// A growable array of encoded moves that never value-initialises (the generator's output).
+struct MoveBuffer {
+  Enc* data = nullptr;
+  size_t size = 0, cap = 0;
+  MoveBuffer() = default;
+  MoveBuffer(const MoveBuffer&) = delete;
+  MoveBuffer& operator=(const MoveBuffer&) = delete;
+  ~MoveBuffer() { delete[] data; }
+  void reserve(size_t n) {
+    if (n <= cap) return;
+    size_t nc = cap * 2 > n ? cap * 2 : n;
+    Enc* nd = new Enc[nc];
+    for (size_t i = 0; i < size; ++i) nd[i] = data[i];
+    delete[] data;
+    data = nd;
+    cap = nc;
+  }
+  void clear() { size = 0; }
+};
+
+// ---- generation (movegen.cpp, compiled per ISA) ----
+/// Leads (top == nullptr) or the plays that beat *top, appended to out; each multiset once.
+void generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out);
+/// The same count, nothing stored (closed-form kicker counts).
+uint64_t count(const Rules& r, Counts hand, const Interp* top);
+/// Every (cards, kind) reading of every play of at most r.max_cards cards (the action space).
+void generate_universe(const Rules& r, MoveBuffer& out);
+
+/// ISA dispatch: 0 = scalar, 1 = x86-64 AVX2+BMI2. Returns the one in use.
+int dispatch_level();
+void set_dispatch_level(int level);  // clamped to what the CPU supports
+bool cpu_has_fast_isa();
+
+}  // namespace ddz

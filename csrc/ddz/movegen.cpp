@@ -1,0 +1,122 @@
+// Generation entry points: ISA dispatch, ambiguity de-duplication (§2.0.4), the universe.
+#include <algorithm>
+#include <cstdlib>
+
+#include "core.hpp"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define DDZ_HAVE_FAST 1
+#include <immintrin.h>
+#endif
+
+namespace ddz {
+
+namespace scalar {
+#include "movegen_impl.inc"
+}  // namespace scalar
+
+#ifdef DDZ_HAVE_FAST
+#pragma GCC push_options
+#pragma GCC target("avx2,bmi,bmi2,popcnt,lzcnt")
+namespace fast {
+#define DDZ_FAST 1
+#include "movegen_impl.inc"
+#undef DDZ_FAST
+}  // namespace fast
+#pragma GCC pop_options
+#endif
+
+bool cpu_has_fast_isa() {
+#ifdef DDZ_HAVE_FAST
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+#else
+  return false;
+#endif
+}
+
+static int g_level = -1;
+
+int dispatch_level() {
+  if (g_level < 0) {
+    const char* env = std::getenv("DDZ_DISPATCH");
+    bool want_scalar = env && std::string(env) == "scalar";
+    g_level = (!want_scalar && cpu_has_fast_isa()) ? 1 : 0;
+  }
+  return g_level;
+}
+
+void set_dispatch_level(int level) { g_level = (level >= 1 && cpu_has_fast_isa()) ? 1 : 0; }
+
+static void raw_generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out) {
+#ifdef DDZ_HAVE_FAST
+  if (dispatch_level() == 1) return fast::gen_impl(r, hand, top, out);
+#endif
+  scalar::gen_impl(r, hand, top, out);
+}
+
+static constexpr uint64_t kCardBits = (uint64_t(1) << 56) - 1;
+
+/// Relaxed rules only: keep one entry per multiset, the lead reading with the largest body.
+static void dedupe(MoveBuffer& out, size_t base) {
+  Enc* b = out.data + base;
+  Enc* e = out.data + out.size;
+  std::sort(b, e, [](Enc x, Enc y) {
+    uint64_t cx = x & kCardBits, cy = y & kCardBits;
+    if (cx != cy) return cx < cy;
+    int n = total_cards(enc_cards(x));
+    return body_cards(enc_kind(x), n) > body_cards(enc_kind(y), n);
+  });
+  Enc* w = b;
+  for (Enc* q = b; q != e; ++q)
+    if (w == b || ((w[-1] ^ *q) & kCardBits)) *w++ = *q;
+  out.size = size_t(w - out.data);
+}
+
+void generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out) {
+  size_t base = out.size;
+  raw_generate(r, hand, top, out);
+  if (r.ambiguous()) dedupe(out, base);
+}
+
+uint64_t count(const Rules& r, Counts hand, const Interp* top) {
+  if (r.ambiguous()) {
+    thread_local MoveBuffer scratch;
+    scratch.clear();
+    generate(r, hand, top, scratch);
+    return scratch.size;
+  }
+#ifdef DDZ_HAVE_FAST
+  if (dispatch_level() == 1) return fast::count_impl(r, hand, top);
+#endif
+  return scalar::count_impl(r, hand, top);
+}
+
+void generate_universe(const Rules& r, MoveBuffer& out) {
+  Counts deck = 0;
+  for (int rk = 0; rk < 13; ++rk) deck += Counts(r.max_per_rank()) * unit(rk);
+  deck += Counts(r.max_joker()) * (unit(kB) + unit(kR));
+  MoveBuffer all;
+  raw_generate(r, deck, nullptr, all);
+  std::sort(all.data, all.data + all.size);
+  all.size = size_t(std::unique(all.data, all.data + all.size) - all.data);
+  struct Item { int kind, n, key; Enc e; };
+  std::vector<Item> items;
+  for (size_t i = 0; i < all.size; ++i) {
+    Counts c = enc_cards(all.data[i]);
+    int n = total_cards(c);
+    if (n > r.max_cards) continue;
+    Interp it = classify_as(r, c, enc_kind(all.data[i]));
+    items.push_back({it.kind, n, it.key, all.data[i]});
+  }
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    if (a.kind != b.kind) return a.kind < b.kind;
+    if (a.n != b.n) return a.n < b.n;
+    if (a.key != b.key) return a.key < b.key;
+    return a.e < b.e;
+  });
+  out.reserve(out.size + items.size());
+  for (const Item& it : items) out.data[out.size++] = it.e;
+}
+
+}  // namespace ddz

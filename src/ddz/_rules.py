@@ -1,0 +1,221 @@
+"""Rules presets: every option of RULES.md §7, validated, with the combination options
+handed to the C++ core (``_core.RulesCore``)."""
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, Callable, Dict, Mapping, Tuple
+
+from . import _core
+
+__all__ = ["Rules", "VARIANTS"]
+
+VARIANTS = ("classic", "two_player", "bengbu")
+_VARIANT_ID = {"classic": 0, "two_player": 1, "bengbu": 2}
+_MAX_HAND = {"classic": 20, "two_player": 23, "bengbu": 33}
+
+
+def _bool(name: str, v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"option {name} must be True or False, not {v!r}")
+    return v
+
+
+def _choice(*allowed: Any, reserved: Tuple[Any, ...] = ()) -> Callable[[str, Any], Any]:
+    def check(name: str, v: Any) -> Any:
+        if v in reserved:
+            raise ValueError(
+                f"option {name}={v!r} is reserved: RULES.md does not define it yet (allowed: "
+                + ", ".join(repr(a) for a in allowed) + ")")
+        if v not in allowed or isinstance(v, bool) != isinstance(allowed[0], bool):
+            raise ValueError(f"option {name} must be one of {', '.join(repr(a) for a in allowed)}, not {v!r}")
+        return v
+    return check
+
+
+def _int_range(lo: int, hi: int | None = None) -> Callable[[str, Any], int]:
+    def check(name: str, v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
+            bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+            raise ValueError(f"option {name} must be an integer {bound}, not {v!r}")
+        return v
+    return check
+
+
+def _positive(name: str, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+        raise ValueError(f"option {name} must be a positive number, not {v!r}")
+    return v
+
+
+_Spec = Tuple[Any, Callable[[str, Any], Any]]
+
+_COMMON: Dict[str, _Spec] = {
+    "move_timeout_s": (30, _positive),
+    "timeout_policy": ("auto_minimal", _choice("auto_minimal", "bot")),
+    "max_redeals": (0, _int_range(0)),
+    "kicker_may_share_main_rank": (False, _bool),
+    "kicker_pairs_distinct": (True, _bool),
+    "rocket_as_kickers": (False, _bool),
+}
+
+_PER_VARIANT: Dict[str, Dict[str, _Spec]] = {
+    "classic": {
+        "single_kicker_rank_cap": (1, _int_range(1, 4)),
+        "four_with_two": (True, _bool),
+        "classic_passers_may_rob": (False, _bool),
+        "classic_rob_winner": ("first", _choice("first", "last")),
+        "classic_rob_cap": (8, _int_range(1)),
+        "classic_show_factor": (2, _choice(2)),
+        "classic_show_timing": ("before_kitty", _choice("before_kitty", "after_kitty")),
+        "classic_show_start": ("off", _choice("off", reserved=("on",))),
+        "classic_kitty_combine": ("product", _choice("product", "max")),
+        "classic_landlord_loss_factor": (2, _choice(2, 1)),
+        "match_stage2_after_s": (10, _positive),
+        "match_stage3_after_s": (20, _positive),
+    },
+    "two_player": {
+        "single_kicker_rank_cap": (2, _int_range(1, 4)),
+        "four_with_two": (True, _bool),
+        "twop_initial_multiplier": (1, _positive),
+        "twop_room_coefficient": (100, _positive),
+        "twop_show_start_factor": (5, _choice(5)),
+        "twop_show_start_stacks": (False, _bool),
+        "twop_post_deal_show": ("off", _choice("off", reserved=("on",))),
+        "twop_fanshen_point": ("farmer_first_turn", _choice("farmer_first_turn", "before_lead")),
+        "twop_rocket_doubles": (True, _bool),
+        "twop_zero_sum": (False, _bool),
+        "twop_coin_win_factor": (0.9, _choice(0.9)),
+        "twop_max_win_factor": (1, _positive),
+        "twop_escape_threshold_inclusive": (True, _bool),
+        "twop_escape_compensation": ("normal_win", _choice("normal_win", "none")),
+    },
+    "bengbu": {
+        "single_kicker_rank_cap": (2, _int_range(1, 8)),
+        "bengbu_first_bidder": ("random", _choice("random")),
+        "bengbu_kitty_reveal": (8, _choice(8, reserved=(3,))),
+        "bengbu_four_with_two": (False, _bool),
+        "bengbu_pair_chain": ("std", _choice("std")),
+        "bengbu_trio_chain_order": ("line", _choice("line", "cycle")),
+        "bengbu_joker_pairs": (True, _bool),
+        "bengbu_missiles_once_per_player": (False, _bool),
+        "bengbu_bomb_doubling": (False, _choice(False, reserved=(True,))),
+        "bengbu_special_per_instance": (False, _bool),
+        "bengbu_escape_scaled": (False, _bool),
+        "bengbu_point_value": (1, _positive),
+    },
+}
+
+
+class Rules(_core.RulesCore):
+    """The rules of one variant: RULES.md §7 options with their defaults.
+
+    Build with ``Rules.classic(**options)``, ``Rules.two_player(**options)``,
+    ``Rules.bengbu(**options)`` or a compat preset (``classic_douzero()``,
+    ``classic_openspiel()``). An unknown option or a bad value raises ``ValueError``
+    naming it. Rules are immutable values: equal when variant and options are equal.
+    """
+
+    variant: str
+    preset: str
+    options: Mapping[str, Any]
+
+    def __init__(self, variant: str = "classic", *, _preset: str = "", **options: Any) -> None:
+        if variant not in _VARIANT_ID:
+            raise ValueError(f"unknown variant {variant!r}: use one of {', '.join(VARIANTS)}")
+        specs = {**_COMMON, **_PER_VARIANT[variant]}
+        unknown = sorted(set(options) - set(specs))
+        if unknown:
+            raise ValueError(
+                f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} for variant {variant!r} "
+                f"(known: {', '.join(sorted(specs))})")
+        values: Dict[str, Any] = {}
+        for name, (default, check) in specs.items():
+            values[name] = check(name, options[name]) if name in options else default
+        if variant != "bengbu" and values["single_kicker_rank_cap"] > 4:
+            raise ValueError("option single_kicker_rank_cap must be 1..4 with one deck")
+        two_decks = variant == "bengbu"
+        if two_decks:
+            core_kw = dict(straight=False, trio_solo=False, four_two=values["bengbu_four_with_two"],
+                           trio_chain=1 if values["bengbu_trio_chain_order"] == "line" else 2,
+                           joker_pairs=values["bengbu_joker_pairs"])
+        else:
+            core_kw = dict(straight=True, trio_solo=True, four_two=values["four_with_two"], trio_chain=0,
+                           joker_pairs=False)
+        super().__init__(
+            variant=_VARIANT_ID[variant], two_decks=two_decks,
+            share=values["kicker_may_share_main_rank"], pairs_distinct=values["kicker_pairs_distinct"],
+            rocket_kickers=values["rocket_as_kickers"], cap=values["single_kicker_rank_cap"],
+            max_cards=_MAX_HAND[variant], **core_kw)
+        self.variant = variant
+        self.preset = _preset or variant
+        self.options = MappingProxyType(values)
+
+    # ---- presets ----
+    @classmethod
+    def classic(cls, **options: Any) -> "Rules":
+        """CLASSIC3: three players, one deck (RULES.md §2.1)."""
+        return cls("classic", **options)
+
+    @classmethod
+    def two_player(cls, **options: Any) -> "Rules":
+        """TWOP: two players, one deck, 20 cards each (RULES.md §2.2)."""
+        return cls("two_player", **options)
+
+    @classmethod
+    def bengbu(cls, **options: Any) -> "Rules":
+        """BENGBU4: four players, two decks (RULES.md §2.3)."""
+        return cls("bengbu", **options)
+
+    @classmethod
+    def classic_douzero(cls) -> "Rules":
+        """The play rules of DouZero's move generator (``douzero.env.move_generator``):
+        up to four single wings of one rank (a bomb may serve as four single wings), the
+        rocket may be carried as two single wings, kicker pairs distinct. DouZero's own
+        defects (comparing a plane with single wings by its highest trio, wings included;
+        rejecting some of its own plays) are not reproduced."""
+        return cls("classic", _preset="classic_douzero", single_kicker_rank_cap=4, rocket_as_kickers=True,
+                   kicker_pairs_distinct=True)
+
+    @classmethod
+    def classic_openspiel(cls) -> "Rules":
+        """The play rules of OpenSpiel ``dou_dizhu``: no four-with-two, up to three single
+        wings of one rank, no rocket as kickers, kicker pairs distinct. OpenSpiel's bug of
+        letting a bomb beat the rocket is not reproduced."""
+        return cls("classic", _preset="classic_openspiel", four_with_two=False, single_kicker_rank_cap=3,
+                   rocket_as_kickers=False, kicker_pairs_distinct=True)
+
+    # ---- value semantics ----
+    def __repr__(self) -> str:
+        defaults = Rules(self.variant).options if self.preset == self.variant else None
+        if self.preset != self.variant:
+            return f"Rules.{self.preset}()"
+        changed = {k: v for k, v in self.options.items() if defaults is not None and defaults[k] != v}
+        args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
+        return f"Rules.{self.variant}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rules) and self.variant == other.variant and dict(self.options) == dict(other.options)
+
+    def __hash__(self) -> int:
+        return hash((self.variant, tuple(sorted(self.options.items()))))
+
+    @property
+    def decks(self) -> int:  # type: ignore[override]
+        """1 for CLASSIC3 and TWOP, 2 for BENGBU4."""
+        return 2 if self.variant == "bengbu" else 1
+
+    @property
+    def players(self) -> int:
+        return {"classic": 3, "two_player": 2, "bengbu": 4}[self.variant]
+
+    @property
+    def max_hand(self) -> int:
+        """The largest hand of the variant (the landlord's, kitty included)."""
+        return _MAX_HAND[self.variant]
+
+    def __reduce__(self):  # pickling: rebuild from variant and options
+        return (_rebuild, (self.variant, self.preset, dict(self.options)))
+
+
+def _rebuild(variant: str, preset: str, options: Dict[str, Any]) -> Rules:
+    return Rules(variant, _preset=preset if preset != variant else "", **options)
