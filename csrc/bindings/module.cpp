@@ -151,6 +151,7 @@ bool prev_arg(py::handle h, const RulesPtr& rp, Interp& out) {
 }
 
 thread_local MoveBuffer tl_buf;
+thread_local MoveBuffer tl_batch;
 
 py::array_t<uint64_t> to_array(const MoveBuffer& b, size_t from = 0) {
   py::array_t<uint64_t> a(py::ssize_t(b.size - from));
@@ -417,7 +418,8 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
         }
         py::array_t<int64_t> offsets{py::ssize_t(n + 1)};
         int64_t* off = offsets.mutable_data();
-        MoveBuffer buf;
+        MoveBuffer& buf = tl_batch;  // reused across calls: no fresh pages per batch
+        buf.clear();
         uint64_t total = 0;
         {
           py::gil_scoped_release nogil;
