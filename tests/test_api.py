@@ -1,0 +1,224 @@
+"""The public API of the core engine: cards, rules options, errors, encodings, the action
+space, the batch path and the ISA dispatch (RULES.md §1.3, §2.0, §7)."""
+from __future__ import annotations
+
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+import ddz
+
+ONE_DECK = "3456789TJQKA2" * 4 + "BR"
+TWO_DECKS = "3456789TJQKA2" * 8 + "BBRR"
+
+
+def deal(rng: random.Random, deck: str, n: int) -> str:
+    cards = list(deck)
+    rng.shuffle(cards)
+    return "".join(cards[:n])
+
+
+# ---- Cards (§1.3) ----
+
+def test_cards_parse_is_order_insensitive_and_canonical():
+    assert str(ddz.Cards("R2A3B33")) == "333A2BR"
+    assert ddz.Cards("TJ") == ddz.Cards("JT") == "TJ"
+    assert len(ddz.Cards("33344456789TJQKA2BR")) == 19
+    assert ddz.Cards("jqk") == "JQK"  # lower case accepted
+
+
+@pytest.mark.parametrize("bad, needle", [
+    ("33X", "'X'"), ("3310", "'1'"), ("33333", "too many '3'"), ("BB", "too many 'B'"), ("RR", "too many 'R'"),
+])
+def test_cards_errors_name_the_character(bad, needle):
+    with pytest.raises(ddz.CardError) as e:
+        ddz.Cards(bad)
+    assert needle in str(e.value)
+    assert isinstance(e.value, ValueError)
+
+
+def test_two_deck_limits():
+    assert str(ddz.Cards("33333333BBRR", decks=2)) == "33333333BBRR"
+    with pytest.raises(ddz.CardError, match="too many '3'"):
+        ddz.Cards("333333333", decks=2)
+    with pytest.raises(ddz.CardError, match="too many 'B'"):
+        ddz.Cards("BBB", decks=2)
+
+
+def test_cards_arithmetic_and_pickle():
+    a = ddz.Cards("33344")
+    assert "334" in a and "3333" not in a
+    assert str(a - ddz.Cards("34")) == "334"
+    with pytest.raises(ddz.CardError, match="not enough '5'"):
+        a - ddz.Cards("5")
+    assert pickle.loads(pickle.dumps(a)) == a
+    assert ddz.Cards.from_word(a.word) == a
+
+
+# ---- Rules options (§7) ----
+
+def test_presets_and_options():
+    assert ddz.Rules.classic().options["single_kicker_rank_cap"] == 1
+    assert ddz.Rules.two_player().options["single_kicker_rank_cap"] == 2
+    assert ddz.Rules.bengbu().options["bengbu_trio_chain_order"] == "line"
+    assert ddz.Rules.classic(classic_rob_winner="last").options["classic_rob_winner"] == "last"
+    assert ddz.Rules.classic() == ddz.Rules.classic() and ddz.Rules.classic() != ddz.Rules.two_player()
+    assert pickle.loads(pickle.dumps(ddz.Rules.bengbu(bengbu_trio_chain_order="cycle"))) == \
+        ddz.Rules.bengbu(bengbu_trio_chain_order="cycle")
+
+
+@pytest.mark.parametrize("factory, kwargs, needle", [
+    (ddz.Rules.classic, {"no_such_option": 1}, "no_such_option"),
+    (ddz.Rules.classic, {"bengbu_four_with_two": True}, "bengbu_four_with_two"),
+    (ddz.Rules.classic, {"single_kicker_rank_cap": 5}, "single_kicker_rank_cap"),
+    (ddz.Rules.classic, {"classic_rob_winner": "middle"}, "classic_rob_winner"),
+    (ddz.Rules.classic, {"classic_show_start": "on"}, "reserved"),
+    (ddz.Rules.two_player, {"twop_post_deal_show": "on"}, "reserved"),
+    (ddz.Rules.bengbu, {"bengbu_kitty_reveal": 3}, "reserved"),
+    (ddz.Rules.bengbu, {"bengbu_bomb_doubling": True}, "reserved"),
+    (ddz.Rules.bengbu, {"bengbu_trio_chain_order": "spiral"}, "bengbu_trio_chain_order"),
+    (ddz.Rules.bengbu, {"kicker_pairs_distinct": "yes"}, "kicker_pairs_distinct"),
+])
+def test_bad_options_raise_naming_them(factory, kwargs, needle):
+    with pytest.raises(ValueError, match=needle):
+        factory(**kwargs)
+
+
+# ---- moves and errors ----
+
+def test_move_attributes():
+    r = ddz.Rules.classic()
+    m = ddz.classify("33344456", r)
+    assert m.kind is ddz.Kind.PLANE_SOLO and m.kind.name == "PLANE_SOLO"
+    assert (m.key, m.chain_length, str(m), len(m)) == (1, 2, "33344456", 8)
+    assert m == ddz.classify("65443433", r) and hash(m) == hash(ddz.classify("65443433", r))
+    assert ddz.classify("44455536", r).beats(m) and not m.beats("44455536") and not m.beats(m)
+    assert ddz.decode(m.encoded, r) == m
+
+
+@pytest.mark.parametrize("prev", ["3456", "333444556", "BB", "", "34X"])
+def test_prev_that_is_no_combination_raises(prev):
+    with pytest.raises(ValueError):
+        ddz.legal_moves("33344456789", ddz.Rules.classic(), prev=prev)
+
+
+def test_deck_mismatch_raises():
+    with pytest.raises(ddz.CardError, match="one-deck"):
+        ddz.legal_moves(ddz.Cards("33344"), ddz.Rules.bengbu())
+    with pytest.raises(ddz.CardError, match="two-deck"):
+        ddz.legal_moves(ddz.Cards("33344", decks=2), ddz.Rules.classic())
+    with pytest.raises(ddz.CardError, match="too many '3'"):
+        ddz.legal_moves("33333", ddz.Rules.classic())
+    with pytest.raises(TypeError):
+        ddz.legal_moves(12345, ddz.Rules.classic())
+
+
+def test_follow_basics():
+    r = ddz.Rules.classic()
+    assert [str(m) for m in ddz.legal_moves("3456789BR", r, prev="34567")] == \
+        ["45678", "56789", "BR"]
+    assert ddz.legal_moves("2222BR", r, prev="BR") == []
+    assert sorted(str(m) for m in ddz.legal_moves("2222BR", r, prev="3333")) == ["2222", "BR"]
+
+
+def test_ambiguous_reading_follows_rules_2_0_4():
+    # single_kicker_rank_cap = 3: 333444555666 leads as a 4-trio chain, follows a
+    # 3-plane with single wings as 444555666+333 (key 6).
+    r = ddz.Rules.classic(single_kicker_rank_cap=3)
+    lead = ddz.classify("333444555666", r)
+    assert lead.kind is ddz.Kind.TRIO_STRAIGHT and lead.chain_length == 4
+    fol = [m for m in ddz.legal_moves("333444555666", r, prev="333444555789") if str(m) == "333444555666"]
+    assert len(fol) == 1 and fol[0].kind is ddz.Kind.PLANE_SOLO and fol[0].key == 3
+
+
+# ---- numpy paths ----
+
+def test_array_and_batch_agree_with_legal_moves():
+    rng = random.Random(7)
+    for rules, deck, n in [(ddz.Rules.classic(), ONE_DECK, 20), (ddz.Rules.two_player(), ONE_DECK, 23),
+                           (ddz.Rules.bengbu(), TWO_DECKS, 33), (ddz.Rules.classic_douzero(), ONE_DECK, 17)]:
+        hands = [deal(rng, deck, n) for _ in range(30)]
+        prevs = [str(rng.choice(ddz.legal_moves(deal(rng, deck, n), rules))) for _ in hands]
+        off, moves = ddz.legal_moves_batch(hands, rules, prevs=prevs)
+        off2, counts = ddz.legal_moves_batch(ddz.hand_words(hands, rules), rules, prevs=prevs, count_only=True)
+        assert moves.dtype == np.uint64 and off[0] == 0 and off[-1] == len(moves)
+        for i, (h, p) in enumerate(zip(hands, prevs)):
+            expect = [m.encoded for m in ddz.legal_moves(h, rules, prev=p)]
+            assert list(moves[off[i]:off[i + 1]]) == expect
+            assert list(ddz.legal_moves_array(h, rules, prev=p)) == expect
+            assert counts[i] == len(expect) == ddz.count_moves(h, rules, prev=p)
+
+
+def test_encoding_layout():
+    r = ddz.Rules.bengbu()
+    m = ddz.classify("BBRR", r)
+    e = m.encoded
+    assert e >> 56 == int(ddz.Kind.JOKER_BOMB)
+    assert (e >> 52) & 3 == 2 and (e >> 54) & 3 == 2 and e & ((1 << 52) - 1) == 0
+    m = ddz.classify("3334", ddz.Rules.classic())
+    assert m.encoded == (int(ddz.Kind.TRIO_SOLO) << 56) | 3 | (1 << 4)
+
+
+def test_scalar_fallback_matches_fast_path():
+    rng = random.Random(3)
+    level = ddz.dispatch_level()
+    try:
+        for rules, deck, n in [(ddz.Rules.classic(), ONE_DECK, 20), (ddz.Rules.bengbu(), TWO_DECKS, 33),
+                               (ddz.Rules.two_player(), ONE_DECK, 23)]:
+            words = ddz.hand_words([deal(rng, deck, n) for _ in range(200)], rules)
+            ddz.set_dispatch_level(0)
+            assert ddz.dispatch_level() == 0
+            scalar = ddz.legal_moves_batch(words, rules)
+            scalar_counts = ddz.legal_moves_batch(words, rules, count_only=True)[1]
+            ddz.set_dispatch_level(1)
+            fast = ddz.legal_moves_batch(words, rules)
+            fast_counts = ddz.legal_moves_batch(words, rules, count_only=True)[1]
+            assert np.array_equal(scalar[0], fast[0]) and np.array_equal(scalar[1], fast[1])
+            assert np.array_equal(scalar_counts, fast_counts)
+            assert np.array_equal(np.diff(scalar[0]), scalar_counts)
+    finally:
+        ddz.set_dispatch_level(level)
+
+
+# ---- action space ----
+
+def test_action_space_ids_round_trip():
+    for rules in [ddz.Rules.classic(), ddz.Rules.two_player(), ddz.Rules.bengbu()]:
+        space = rules.action_space()
+        assert len(space) == rules.action_space_size
+        assert len({(str(m), m.kind) for m in space}) == len(space)
+        for i in range(0, len(space), 97):
+            assert space[i].id == i and rules.move_from_id(i) == space[i]
+        assert max(len(m) for m in space) <= rules.max_hand
+    with pytest.raises(ValueError, match="out of range"):
+        ddz.Rules.classic().move_from_id(10**7)
+
+
+def test_action_space_contains_every_legal_move():
+    rng = random.Random(11)
+    for rules, deck, n in [(ddz.Rules.classic(), ONE_DECK, 20), (ddz.Rules.bengbu(), TWO_DECKS, 33)]:
+        ids = set()
+        for _ in range(20):
+            for m in ddz.legal_moves(deal(rng, deck, n), rules):
+                assert rules.move_from_id(m.id) == m
+                ids.add(m.id)
+        assert ids
+
+
+def test_compat_universes_match_the_peers_multiset_counts():
+    # PEERS.md: DouZero's universe holds 29,984 multisets, OpenSpiel's play ids cover 25,661.
+    assert len({str(m) for m in ddz.Rules.classic_douzero().action_space()}) == 29_984
+    assert len({str(m) for m in ddz.Rules.classic_openspiel().action_space()}) == 25_661
+
+
+# ---- command line ----
+
+def test_cli_moves(capsys):
+    from ddz.cli import main
+    assert main(["moves", "3334445", "--variant", "classic"]) == 0
+    out = capsys.readouterr().out
+    assert "TRIO_SOLO (" in out and "3334 " in out and "legal plays" in out
+    assert main(["moves", "33X"]) == 2
+    assert "unknown card character 'X'" in capsys.readouterr().err
