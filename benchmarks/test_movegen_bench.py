@@ -13,6 +13,16 @@ def test_batch_leads_classic20(benchmark, classic20, rules):
     assert len(off) == len(classic20) + 1 and len(moves) == off[-1]
 
 
+def test_batch_leads_into_buffer_classic20(benchmark, classic20, rules):
+    import numpy as np
+
+    r = rules["classic"]
+    words = ddz.hand_words(classic20, r)
+    out = np.empty(200 * len(classic20), dtype=np.uint64)
+    off, moves = benchmark(ddz.legal_moves_batch, words, r, None, False, out)
+    assert np.shares_memory(moves, out) and len(moves) == off[-1]
+
+
 def test_batch_count_classic20(benchmark, classic20, rules):
     r = rules["classic"]
     words = ddz.hand_words(classic20, r)

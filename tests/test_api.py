@@ -222,3 +222,18 @@ def test_cli_moves(capsys):
     assert "TRIO_SOLO (" in out and "3334 " in out and "legal plays" in out
     assert main(["moves", "33X"]) == 2
     assert "unknown card character 'X'" in capsys.readouterr().err
+
+
+def test_batch_into_caller_buffer():
+    rng = random.Random(5)
+    r = ddz.Rules.classic()
+    words = ddz.hand_words([deal(rng, ONE_DECK, 20) for _ in range(50)], r)
+    ref_off, ref_moves = ddz.legal_moves_batch(words, r)
+    big = np.zeros(len(ref_moves) + 100, dtype=np.uint64)
+    off, moves = ddz.legal_moves_batch(words, r, out=big)
+    assert np.shares_memory(moves, big) and np.array_equal(moves, ref_moves) and np.array_equal(off, ref_off)
+    small = np.zeros(3, dtype=np.uint64)  # too small: a fresh array, same contents
+    off, moves = ddz.legal_moves_batch(words, r, out=small)
+    assert not np.shares_memory(moves, small) and np.array_equal(moves, ref_moves)
+    with pytest.raises(ValueError, match="uint64"):
+        ddz.legal_moves_batch(words, r, out=np.zeros(10, dtype=np.int32))

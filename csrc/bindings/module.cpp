@@ -381,7 +381,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
         return a;
       }, py::arg("hands"), py::arg("rules"), "Parse many hands into rank-count words (uint64).");
 
-  m.def("legal_moves_batch", [](py::object hands, RulesPtr rp, py::object prevs, bool count_only) {
+  m.def("legal_moves_batch", [](py::object hands, RulesPtr rp, py::object prevs, bool count_only, py::object out) {
         std::vector<uint64_t> words;
         if (py::isinstance<py::array>(hands)) {
           auto a = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(hands);
@@ -420,6 +420,17 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
         int64_t* off = offsets.mutable_data();
         MoveBuffer& buf = tl_batch;  // reused across calls: no fresh pages per batch
         buf.clear();
+        py::array_t<uint64_t> out_arr;
+        MoveBuffer ext;
+        bool use_out = !out.is_none() && !count_only;
+        if (use_out) {
+          out_arr = py::array_t<uint64_t, py::array::c_style>::ensure(out);
+          if (!out_arr || out_arr.ndim() != 1 || !py::isinstance<py::array_t<uint64_t>>(out) ||
+              !out_arr.writeable())
+            throw py::value_error("out must be a writeable 1-D C-contiguous numpy uint64 array");
+          ext.borrow(out_arr.mutable_data(), size_t(out_arr.size()));
+        }
+        MoveBuffer& dst = use_out ? ext : buf;
         uint64_t total = 0;
         {
           py::gil_scoped_release nogil;
@@ -427,8 +438,8 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
           for (size_t i = 0; i < n; ++i) {
             const Interp* t = has_top[i] ? &tops[i] : nullptr;
             if (count_only) total += count(rp->r, words[i], t);
-            else generate(rp->r, words[i], t, buf);
-            off[i + 1] = count_only ? int64_t(total) : int64_t(buf.size);
+            else generate(rp->r, words[i], t, dst);
+            off[i + 1] = count_only ? int64_t(total) : int64_t(dst.size);
           }
         }
         if (count_only) {
@@ -436,10 +447,18 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
           for (size_t i = 0; i < n; ++i) counts.mutable_data()[i] = off[i + 1] - off[i];
           return py::tuple(py::make_tuple(offsets, counts));
         }
+        if (use_out) {
+          if (!ext.owned)  // everything fitted: a view of the caller's array, nothing copied
+            return py::tuple(py::make_tuple(offsets, out_arr[py::slice(0, py::ssize_t(ext.size), 1)]));
+          return py::tuple(py::make_tuple(offsets, to_array(ext)));
+        }
         return py::tuple(py::make_tuple(offsets, to_array(buf)));
       }, py::arg("hands"), py::arg("rules"), py::arg("prevs") = py::none(), py::arg("count_only") = false,
+      py::arg("out") = py::none(),
       "Moves of many hands with the GIL released: (offsets int64[n+1], moves uint64[total]); "
-      "hand i owns moves[offsets[i]:offsets[i+1]].");
+      "hand i owns moves[offsets[i]:offsets[i+1]]. With out= (a uint64 array reused across "
+      "calls) the moves are written into it and a view is returned when they fit (a fresh "
+      "array otherwise). count_only=True returns (offsets, counts) and stores nothing.");
 
   m.def("decode", [](uint64_t e, RulesPtr rp) {
         int k = enc_kind(e);

@@ -113,21 +113,36 @@ bool beats(const Rules& r, const Interp& play, const Interp& top);
 int body_cards(int kind, int ncards);
 
 /// A growable array of encoded moves that never value-initialises (the generator's output).
+/// It may start on caller-owned memory (`borrow`); outgrowing it moves to owned memory.
 struct MoveBuffer {
   Enc* data = nullptr;
   size_t size = 0, cap = 0;
+  bool owned = true;
   MoveBuffer() = default;
   MoveBuffer(const MoveBuffer&) = delete;
   MoveBuffer& operator=(const MoveBuffer&) = delete;
-  ~MoveBuffer() { delete[] data; }
+  ~MoveBuffer() { release(); }
+  void release() {
+    if (owned) delete[] data;
+    data = nullptr;
+    size = cap = 0;
+    owned = true;
+  }
+  void borrow(Enc* mem, size_t n) {
+    release();
+    data = mem;
+    cap = n;
+    owned = false;
+  }
   void reserve(size_t n) {
     if (n <= cap) return;
     size_t nc = cap * 2 > n ? cap * 2 : n;
     Enc* nd = new Enc[nc];
     for (size_t i = 0; i < size; ++i) nd[i] = data[i];
-    delete[] data;
+    if (owned) delete[] data;
     data = nd;
     cap = nc;
+    owned = true;
   }
   void clear() { size = 0; }
 };
