@@ -457,7 +457,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       py::arg("out") = py::none(),
       "Moves of many hands with the GIL released: (offsets int64[n+1], moves uint64[total]); "
       "hand i owns moves[offsets[i]:offsets[i+1]]. With out= (a uint64 array reused across "
-      "calls) the moves are written into it and a view is returned when they fit (a fresh "
+      "calls) the moves are written into it and a view is returned when they fit with 256 entries to spare (a fresh "
       "array otherwise). count_only=True returns (offsets, counts) and stores nothing.");
 
   m.def("decode", [](uint64_t e, RulesPtr rp) {
