@@ -424,9 +424,10 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
         MoveBuffer ext;
         bool use_out = !out.is_none() && !count_only;
         if (use_out) {
-          out_arr = py::array_t<uint64_t, py::array::c_style>::ensure(out);
-          if (!out_arr || out_arr.ndim() != 1 || !py::isinstance<py::array_t<uint64_t>>(out) ||
-              !out_arr.writeable())
+          if (!py::isinstance<py::array_t<uint64_t, py::array::c_style>>(out))
+            throw py::value_error("out must be a writeable 1-D C-contiguous numpy uint64 array");
+          out_arr = out.cast<py::array_t<uint64_t, py::array::c_style>>();
+          if (out_arr.ndim() != 1 || !out_arr.writeable())
             throw py::value_error("out must be a writeable 1-D C-contiguous numpy uint64 array");
           ext.borrow(out_arr.mutable_data(), size_t(out_arr.size()));
         }
