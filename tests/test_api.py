@@ -237,3 +237,17 @@ def test_batch_into_caller_buffer():
     assert not np.shares_memory(moves, small) and np.array_equal(moves, ref_moves)
     with pytest.raises(ValueError, match="uint64"):
         ddz.legal_moves_batch(words, r, out=np.zeros(10, dtype=np.int32))
+
+
+def test_openspiel_play_ids_are_every_reading():
+    # OpenSpiel numbers 26,053 plays: one id per (cards, kind, key) reading. ddz keeps one
+    # id per (cards, kind) because §2.0.4 always reads a play at its highest key; the
+    # difference is exactly the lower-key readings (README: action space).
+    import reference as ref
+
+    r = ddz.Rules.classic_openspiel()
+    rr = ref.RefRules("classic", dict(r.options), strict=False)
+    space = r.action_space()
+    readings = sum(len(ref.interpretations(str(m), rr)) for m in {str(m): m for m in space}.values())
+    assert readings == 26_053
+    assert len(space) == 25_670

@@ -102,7 +102,7 @@ struct MoveObj {
 /// The generator fixes the kind (the lead reading, or the kind of the play followed); the
 /// key is the highest of that kind, which is the reading §2.0.4 asks for in both cases.
 MoveObj make_move(const RulesPtr& rp, Enc e) {
-  return MoveObj{e, classify_as(rp->r, enc_cards(e), enc_kind(e)), rp};
+  return MoveObj{e, reading_of(rp->r, e), rp};
 }
 
 std::string kind_name(int k) {

@@ -216,6 +216,37 @@ bool beats(const Rules& r, const Interp& p, const Interp& t) {
   return p.kind == t.kind && p.length == t.length && p.key > t.key;
 }
 
+Interp reading_of(const Rules& r, Enc e) {
+  Counts c = enc_cards(e);
+  int kind = enc_kind(e);
+  if (r.ambiguous()) return classify_as(r, c, kind);
+  // Under unambiguous rules the body is what the kind says it is: no kicker reaches
+  // the body's count (K1, K2 cap <= 2, K3), so the key follows from the counts alone.
+  Interp it;
+  it.kind = kind;
+  const int n = total_cards(c);
+  it.body = body_cards(kind, n);
+  switch (kind) {
+    case ROCKET: case JOKER_BOMB: it.key = kR; break;
+    case STRAIGHT: case PAIR_STRAIGHT: {
+      uint32_t pres = present(c);
+      it.key = 31 - __builtin_clz(pres);
+      it.length = popcount(pres);
+      break;
+    }
+    case TRIO_STRAIGHT: case PLANE_SOLO: case PLANE_PAIR: {
+      uint32_t body = ranks_at_least(c, 3) & kPlainRanks;
+      it.key = trio_chain_key(r, body);
+      it.length = popcount(body);
+      break;
+    }
+    case TRIO_SOLO: case TRIO_PAIR: it.key = __builtin_ctz(ranks_at_least(c, 3)); break;
+    case FOUR_TWO_SOLO: case FOUR_TWO_PAIR: it.key = __builtin_ctz(ranks_at_least(c, 4)); break;
+    default: it.key = __builtin_ctz(present(c)); break;  // SOLO, PAIR, TRIO, bombs: one rank
+  }
+  return it;
+}
+
 Interp classify_follow(const Rules& r, Counts c, const Interp& top) {
   Interp all[kNumKinds];
   int n = interpretations(r, c, all);

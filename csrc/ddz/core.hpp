@@ -110,6 +110,9 @@ Interp classify_as(const Rules& r, Counts c, int kind);
 /// Reading of c when played onto `top` (the highest-key reading that beats it); kind=-1 if none.
 Interp classify_follow(const Rules& r, Counts c, const Interp& top);
 bool beats(const Rules& r, const Interp& play, const Interp& top);
+/// The reading of a generated move (its kind fixed, the highest key of that kind), fast
+/// under unambiguous rules.
+Interp reading_of(const Rules& r, Enc e);
 int body_cards(int kind, int ncards);
 
 /// A growable array of encoded moves that never value-initialises (the generator's output).
