@@ -11,7 +11,8 @@ The same seeded random deals feed every engine:
                   rocket: those would make some peers fail or answer trivially).
 
 Only the generation call is timed; each engine gets its own input representation built
-beforehand (ddz: ``ddz.Cards``; douzero: int lists and a stand-in for its ``GameEnv``;
+beforehand (ddz: ``ddz.Cards`` / ``ddz.Move``, or ``ddz.hand_words`` and encoded moves for
+``ddz.legal_moves_batch``; douzero: int lists and a stand-in for its ``GameEnv``;
 rlcard: strings and stand-in players; open_spiel: states prepared by dealing, bidding
 and playing -- see tests/peers.py). Each measurement runs the whole batch ``--repeat``
 times (default 3) with ``time.perf_counter`` and reports the median, in hands per
@@ -67,23 +68,22 @@ def make_deals(n, seed):
 
 
 # --------------------------------------------------------------------------- timing
-def median_rate(fn, items, repeat):
-    """Run fn(items) `repeat` times; hands/s from the median wall time."""
+def median_rate(fn, items, repeat, n):
+    """Run fn(items) `repeat` times; n hands / the median wall time."""
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
         fn(items)
         times.append(time.perf_counter() - t)
-    return len(items) / statistics.median(times)
+    return n / statistics.median(times)
 
 
 def ddz_runners(rules):
-    """name -> (prepare(deals) -> items, run(items))."""
+    """name -> (prepare(deals) -> items, run(items)). Inputs are ddz's native objects,
+    built before timing: ``ddz.Cards`` hands and ``ddz.Move`` prevs for the per-hand
+    calls; ``ddz.hand_words`` and encoded prevs (uint64) for the batch call."""
     def prep(deals):
-        try:
-            return [(ddz.Cards(h), p) for h, p in deals]
-        except Exception:
-            return list(deals)
+        return [(ddz.Cards(h), None if p is None else ddz.classify(p, rules)) for h, p in deals]
 
     def run_array(items):
         f = ddz.legal_moves_array
@@ -106,20 +106,26 @@ def ddz_runners(rules):
         "ddz legal_moves (Move objects)": (prep, run_list),
     }
     if hasattr(ddz, "legal_moves_batch"):
+        import numpy as np
+
         def prep_batch(deals):
-            items = prep(deals)
-            hands = [h for h, _ in items]
-            prevs = [p for _, p in items]
-            return hands, (None if all(p is None for p in prevs) else prevs)
+            hands = [h for h, _ in deals]
+            if hasattr(ddz, "hand_words"):
+                hands = ddz.hand_words(hands, rules)
+            if all(p is None for _, p in deals):
+                return hands, None
+            return hands, np.array([ddz.classify(p, rules).encoded for _, p in deals], dtype=np.uint64)
 
         def run_batch(args):
             hands, prevs = args
-            if prevs is None:
-                ddz.legal_moves_batch(hands, rules)
-            else:
-                ddz.legal_moves_batch(hands, rules, prevs)
+            ddz.legal_moves_batch(hands, rules, prevs)
+
+        def run_batch_count(args):
+            hands, prevs = args
+            ddz.legal_moves_batch(hands, rules, prevs, count_only=True)
 
         r["ddz legal_moves_batch (whole batch)"] = (prep_batch, run_batch)
+        r["ddz legal_moves_batch count_only"] = (prep_batch, run_batch_count)
     return r
 
 
@@ -211,7 +217,7 @@ def main(argv=None):
     for name, (prep, run) in runners.items():
         for w in WORKLOADS:
             items = prep(deals[w])
-            rates[name, w] = median_rate(run, items, args.repeat)
+            rates[name, w] = median_rate(run, items, args.repeat, len(deals[w]))
 
     print(f"legal-move generation, hands/s (median of {args.repeat}), {args.hands} hands per "
           f"workload, seed {args.seed}" + (f", ddz rules {args.rules}" if ddz else ", ddz not installed"))

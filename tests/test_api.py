@@ -251,3 +251,22 @@ def test_openspiel_play_ids_are_every_reading():
     readings = sum(len(ref.interpretations(str(m), rr)) for m in {str(m): m for m in space}.values())
     assert readings == 26_053
     assert len(space) == 25_670
+
+
+def test_compat_presets_do_not_copy_peer_bugs():
+    # OpenSpiel lets a bomb beat the rocket; ddz's OpenSpiel preset does not (RULES.md §2.0.5).
+    os_rules = ddz.Rules.classic_openspiel()
+    assert ddz.legal_moves("2222", os_rules, prev="BR") == []
+    assert not ddz.classify("2222", os_rules).beats("BR")
+    # OpenSpiel misses a chain whose lowest rank the player holds four of; ddz does not.
+    assert "34567" in {str(m) for m in ddz.legal_moves("33334567", os_rules)}
+    # DouZero compares a plane with single wings by its highest trio, wings included
+    # (PEERS.md): 333444555KKK must not beat 666777888 + 9TJ, and the reverse must.
+    dz = ddz.Rules.classic_douzero()
+    low_chain = ddz.classify("333444555KKK", dz)
+    high_chain = ddz.classify("6667778889TJ", dz)
+    assert low_chain.kind is high_chain.kind is ddz.Kind.PLANE_SOLO
+    assert high_chain.beats(low_chain) and not low_chain.beats(high_chain)
+    # DouZero's extras are legal plays of its preset, illegal in default CLASSIC3.
+    for play in ["333444BR", "3333BR", "3334445556667777", "333355"]:
+        assert ddz.classify(play, dz) is not None and ddz.classify(play, ddz.Rules.classic()) is None
