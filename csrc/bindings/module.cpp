@@ -1,171 +1,16 @@
 // pybind11 module ddz._core: value types and entry points; no rules logic here.
 #include <pybind11/native_enum.h>
-#include <pybind11/numpy.h>
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
 
-#include <cstring>
-#include <memory>
-#include <stdexcept>
-#include <string>
-#include <unordered_map>
+#include "common.hpp"
 
-#include "../ddz/core.hpp"
-
-namespace py = pybind11;
-using namespace ddz;
-
-namespace {
-
-constexpr const char* kRankChars = "3456789TJQKA2BR";
-
-struct CardError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
-struct MoveError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
-
-int rank_of_char(char ch) {
-  switch (ch) {
-    case 't': ch = 'T'; break;
-    case 'j': ch = 'J'; break;
-    case 'q': ch = 'Q'; break;
-    case 'k': ch = 'K'; break;
-    case 'a': ch = 'A'; break;
-    case 'b': ch = 'B'; break;
-    case 'r': ch = 'R'; break;
-    default: break;
-  }
-  const char* p = std::strchr(kRankChars, ch);
-  return (p && ch) ? int(p - kRankChars) : -1;
-}
-
-std::string deck_name(int decks) { return decks == 2 ? "two decks hold" : "one deck holds"; }
-
-Counts parse_counts(const std::string& s, int decks) {
-  Counts c = 0;
-  int per[kRanks] = {0};
-  for (size_t i = 0; i < s.size(); ++i) {
-    char ch = s[i];
-    if (ch == ' ' || ch == ',') continue;
-    int r = rank_of_char(ch);
-    if (r < 0) {
-      std::string shown = (unsigned char)ch < 0x80 ? std::string(1, ch) : std::string("non-ASCII byte");
-      throw CardError("unknown card character '" + shown + "' at position " + std::to_string(i) + " in '" + s +
-                      "' (use 3456789TJQKA2BR; T is ten, B the small joker, R the big joker)");
-    }
-    int lim = r >= kB ? decks : 4 * decks;
-    if (++per[r] > lim)
-      throw CardError("too many '" + std::string(1, kRankChars[r]) + "' in '" + s + "': " + std::to_string(per[r]) +
-                      " copies, " + deck_name(decks) + " " + std::to_string(lim));
-    c += unit(r);
-  }
-  return c;
-}
-
-std::string format_counts(Counts c) {
-  std::string s;
-  for (int r = 0; r < kRanks; ++r) s.append(size_t(count_of(c, r)), kRankChars[r]);
-  return s;
-}
-
-struct CardsObj {
-  Counts c = 0;
-  int decks = 1;
-};
-
-struct RulesObj {
-  Rules r;
-  std::vector<Enc> universe;
-  std::unordered_map<Enc, int> ids;
-  bool built = false;
-  int decks() const { return r.two_decks ? 2 : 1; }
-  void build() {
-    if (built) return;
-    MoveBuffer buf;
-    generate_universe(r, buf);
-    universe.assign(buf.data, buf.data + buf.size);
-    ids.reserve(universe.size() * 2);
-    for (size_t i = 0; i < universe.size(); ++i) ids.emplace(universe[i], int(i));
-    built = true;
-  }
-};
-using RulesPtr = std::shared_ptr<RulesObj>;
-
-struct MoveObj {
-  Enc enc = 0;
-  Interp it;
-  RulesPtr rules;
-};
-
-/// The generator fixes the kind (the lead reading, or the kind of the play followed); the
-/// key is the highest of that kind, which is the reading §2.0.4 asks for in both cases.
-MoveObj make_move(const RulesPtr& rp, Enc e) {
-  return MoveObj{e, reading_of(rp->r, e), rp};
-}
-
-std::string kind_name(int k) {
-  static const char* names[] = {"SOLO", "PAIR", "TRIO", "TRIO_SOLO", "TRIO_PAIR", "STRAIGHT", "PAIR_STRAIGHT",
-                                "TRIO_STRAIGHT", "PLANE_SOLO", "PLANE_PAIR", "FOUR_TWO_SOLO", "FOUR_TWO_PAIR",
-                                "BOMB", "ROCKET", "BOMB4", "BOMB5", "BOMB6", "BOMB7", "BOMB8", "JOKER_BOMB"};
-  return (k >= 0 && k < kNumKinds) ? names[k] : "?";
-}
-
-/// A hand argument: a str (parsed with the rules' deck count) or a Cards of that deck count.
-Counts hand_arg(py::handle h, const RulesObj& R, const char* what) {
-  if (py::isinstance<py::str>(h)) return parse_counts(h.cast<std::string>(), R.decks());
-  if (py::isinstance<CardsObj>(h)) {
-    const CardsObj& c = h.cast<const CardsObj&>();
-    if (c.decks != R.decks())
-      throw CardError(std::string(what) + " '" + format_counts(c.c) + "' is a " + (c.decks == 2 ? "two" : "one") +
-                      "-deck Cards but the rules use " + (R.decks() == 2 ? "two decks" : "one deck") +
-                      " (build it with ddz.Cards(..., decks=" + std::to_string(R.decks()) + ") or pass a str)");
-    return c.c;
-  }
-  throw py::type_error(std::string(what) + " must be a str or ddz.Cards, not " +
-                       std::string(py::str(py::type::handle_of(h).attr("__name__"))));
-}
-
-/// A prev argument: None (lead), a str, or a Move; returns false for a lead.
-bool prev_arg(py::handle h, const RulesPtr& rp, Interp& out) {
-  if (h.is_none()) return false;
-  if (py::isinstance<MoveObj>(h)) {
-    const MoveObj& m = h.cast<const MoveObj&>();
-    if (m.rules.get() == rp.get()) {
-      out = m.it;
-      return true;
-    }
-    Counts c = enc_cards(m.enc);
-    out = classify_as(rp->r, c, m.it.kind);
-    if (out.kind < 0)
-      throw MoveError("prev '" + format_counts(c) + "' (" + kind_name(m.it.kind) +
-                      ") is not a legal combination under these rules");
-    return true;
-  }
-  Counts c = hand_arg(h, *rp, "prev");
-  if (c == 0) throw MoveError("prev is empty: pass prev=None to lead");
-  out = classify(rp->r, c);
-  if (out.kind < 0) throw MoveError("prev '" + format_counts(c) + "' is not a legal combination under these rules");
-  return true;
-}
-
-thread_local MoveBuffer tl_buf;
-thread_local MoveBuffer tl_batch;
-
-py::array_t<uint64_t> to_array(const MoveBuffer& b, size_t from = 0) {
-  py::array_t<uint64_t> a(py::ssize_t(b.size - from));
-  if (b.size > from) std::memcpy(a.mutable_data(), b.data + from, (b.size - from) * sizeof(Enc));
-  return a;
-}
-
-}  // namespace
+void register_play(py::module_& m);
 
 PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.doc() = "ddz C++ core: cards, rules, classification and legal-move generation";
 
   static py::exception<CardError> card_exc(m, "CardError", PyExc_ValueError);
   static py::exception<MoveError> move_exc(m, "MoveError", PyExc_ValueError);
+  static py::exception<IllegalActionError> illegal_exc(m, "IllegalAction", PyExc_ValueError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -173,6 +18,8 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       py::set_error(card_exc, e.what());
     } catch (const MoveError& e) {
       py::set_error(move_exc, e.what());
+    } catch (const IllegalActionError& e) {
+      py::set_error(illegal_exc, e.what());
     }
   });
 
@@ -183,6 +30,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       .value("FOUR_TWO_SOLO", FOUR_TWO_SOLO).value("FOUR_TWO_PAIR", FOUR_TWO_PAIR).value("BOMB", BOMB)
       .value("ROCKET", ROCKET).value("BOMB4", BOMB4).value("BOMB5", BOMB5).value("BOMB6", BOMB6)
       .value("BOMB7", BOMB7).value("BOMB8", BOMB8).value("JOKER_BOMB", JOKER_BOMB)
+      .value("PASS", PASS)
       .finalize();
 
   // ---- Cards ----
@@ -292,10 +140,13 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
           }, "The action space as encoded moves; index = id.")
       .def("move_from_id", [](RulesPtr rp, py::ssize_t id) {
             rp->build();
-            if (id < 0 || size_t(id) >= rp->universe.size())
-              throw MoveError("action id " + std::to_string(id) + " out of range 0.." + std::to_string(rp->universe.size() - 1));
+            if (size_t(id) == rp->universe.size()) return make_move(rp, kPassEnc);
+            if (id < 0 || size_t(id) > rp->universe.size())
+              throw MoveError("action id " + std::to_string(id) + " out of range 0.." + std::to_string(rp->universe.size()) +
+                              " (" + std::to_string(rp->universe.size()) + " is PASS)");
             return make_move(rp, rp->universe[size_t(id)]);
-          }, py::arg("id"));
+          }, py::arg("id"), "The Move of an action id (pass_id gives PASS).")
+      .def_property_readonly("pass_id", &RulesObj::pass_id, "the action id of PASS: len(action_space())");
 
   // ---- Move ----
   py::class_<MoveObj>(m, "Move", "One play: cards plus its reading (kind, key, chain length).")
@@ -307,20 +158,21 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       .def_property_readonly("encoded", [](const MoveObj& mv) { return mv.enc; }, "the 8-byte encoding (README)")
       .def_property_readonly("is_bomb", [](const MoveObj& mv) { return is_bomb_kind(mv.it.kind); })
       .def_property_readonly("id", [](const MoveObj& mv) {
-            mv.rules->build();
-            auto f = mv.rules->ids.find(mv.enc);
-            if (f == mv.rules->ids.end())
+            int id = mv.rules->id_of(mv.enc);
+            if (id < 0)
               throw MoveError("'" + format_counts(enc_cards(mv.enc)) + "' has more cards than any hand of the variant");
-            return f->second;
-          }, "the stable action id (Rules.action_space order)")
+            return id;
+          }, "the stable action id (Rules.action_space order; PASS is Rules.pass_id)")
+      .def_property_readonly("is_pass", [](const MoveObj& mv) { return is_pass(mv); })
       .def("__len__", [](const MoveObj& mv) { return total_cards(enc_cards(mv.enc)); })
       .def("beats", [](const MoveObj& mv, py::object other) {
             Interp t;
             if (!prev_arg(other, mv.rules, t)) throw MoveError("beats() needs a play, not None");
-            return beats(mv.rules->r, mv.it, t);
+            return !is_pass(mv) && beats(mv.rules->r, mv.it, t);
           }, py::arg("other"), "RULES.md §2.0.5: does this play beat `other` (a Move or a str)?")
-      .def("__str__", [](const MoveObj& mv) { return format_counts(enc_cards(mv.enc)); })
+      .def("__str__", [](const MoveObj& mv) { return is_pass(mv) ? std::string("PASS") : format_counts(enc_cards(mv.enc)); })
       .def("__repr__", [](const MoveObj& mv) {
+            if (is_pass(mv)) return std::string("Move(PASS)");
             std::string s = "Move('" + format_counts(enc_cards(mv.enc)) + "', " + kind_name(mv.it.kind) +
                             ", key=" + std::to_string(mv.it.key);
             if (is_chain_kind(mv.it.kind)) s += ", length=" + std::to_string(mv.it.length);
@@ -464,6 +316,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.def("decode", [](uint64_t e, RulesPtr rp) {
         int k = enc_kind(e);
         Counts c = enc_cards(e);
+        if (e == kPassEnc) return make_move(rp, e);
         if (k >= kNumKinds) throw MoveError("encoded move has unknown kind " + std::to_string(k));
         Interp it = classify_as(rp->r, c, k);
         if (it.kind < 0) throw MoveError("encoded move '" + format_counts(c) + "' is not a legal " + kind_name(k));
@@ -474,4 +327,6 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.def("set_dispatch_level", &set_dispatch_level, py::arg("level"),
         "Force the scalar path (0) or the fastest the CPU supports (1).");
   m.def("cpu_has_fast_isa", &cpu_has_fast_isa);
+
+  register_play(m);
 }

@@ -49,9 +49,10 @@ static inline int total_cards(Counts c) {
 enum Kind : uint8_t {
   SOLO = 0, PAIR, TRIO, TRIO_SOLO, TRIO_PAIR, STRAIGHT, PAIR_STRAIGHT, TRIO_STRAIGHT,
   PLANE_SOLO, PLANE_PAIR, FOUR_TWO_SOLO, FOUR_TWO_PAIR, BOMB, ROCKET,
-  BOMB4, BOMB5, BOMB6, BOMB7, BOMB8, JOKER_BOMB, kNumKinds
+  BOMB4, BOMB5, BOMB6, BOMB7, BOMB8, JOKER_BOMB, kNumKinds,
+  PASS = kNumKinds  // the pass action of the play state; never produced by movegen
 };
-constexpr uint8_t kPassKind = 0xFF;  // encoded PASS (play state); never produced by movegen
+constexpr uint8_t kPassKind = PASS;
 
 static inline bool is_bomb_kind(int k) { return k == BOMB || k == ROCKET || (k >= BOMB4 && k <= JOKER_BOMB); }
 static inline bool is_chain_kind(int k) {

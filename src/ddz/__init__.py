@@ -8,12 +8,15 @@ from __future__ import annotations
 from ._core import (
     CardError,
     Cards,
+    IllegalAction,
     Kind,
     Move,
     MoveError,
+    PlayState,
     classify,
     count_moves,
     cpu_has_fast_isa,
+    deal,
     decode,
     dispatch_level,
     hand_words,
@@ -23,11 +26,15 @@ from ._core import (
     set_dispatch_level,
 )
 from ._rules import VARIANTS, Rules
+from ._sim import SimulationResult, simulate
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "CardError", "Cards", "Kind", "Move", "MoveError", "Rules", "VARIANTS", "classify", "count_moves",
-    "cpu_has_fast_isa", "decode", "dispatch_level", "hand_words", "legal_moves", "legal_moves_array",
-    "legal_moves_batch", "set_dispatch_level", "__version__",
+    "CardError", "Cards", "IllegalAction", "Kind", "Move", "MoveError", "PASS", "PlayState", "Rules",
+    "SimulationResult", "VARIANTS", "classify", "count_moves", "cpu_has_fast_isa", "deal", "decode",
+    "dispatch_level", "hand_words", "legal_moves", "legal_moves_array", "legal_moves_batch",
+    "set_dispatch_level", "simulate", "__version__",
 ]
+
+PASS = "PASS"  # the pass action token, accepted by PlayState.apply (as is a PASS Move or Rules.pass_id)
