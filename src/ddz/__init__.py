@@ -27,11 +27,14 @@ from ._core import (
 )
 from ._rules import VARIANTS, Rules
 from ._sim import SimulationResult, simulate
+from .cards import card_id, card_name
+from .game import Game, GameResult, kitty_factor
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "CardError", "Cards", "IllegalAction", "Kind", "Move", "MoveError", "PASS", "PlayState", "Rules",
+    "CardError", "Cards", "Game", "GameResult", "IllegalAction", "Kind", "Move", "MoveError", "PASS", "PlayState",
+    "Rules", "card_id", "card_name", "kitty_factor",
     "SimulationResult", "VARIANTS", "classify", "count_moves", "cpu_has_fast_isa", "deal", "decode",
     "dispatch_level", "hand_words", "legal_moves", "legal_moves_array", "legal_moves_batch",
     "set_dispatch_level", "simulate", "__version__",

@@ -1,0 +1,856 @@
+"""A whole hand, from the shuffle to the score, for each variant (RULES.md §2.1–§2.3).
+
+``ddz.Game(rules, seed)`` deals real suited cards, runs the variant's bidding and doubling
+decisions, hands the play phase to the C++ ``PlayState``, scores the hand and keeps a record
+that replays it. Every phase answers one protocol: ``phase``, ``current_seat``,
+``legal_actions()``, ``apply(action)`` (an illegal action raises ``IllegalAction`` and
+changes nothing), ``is_over``, ``result``, ``observation(seat)``.
+"""
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ._core import CardError, Cards, IllegalAction, Kind, Move, PlayState
+from ._rules import Rules
+from .cards import RANKS, card_name, card_rank, deck_ids, parse_card_names, ranks_of
+
+__all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_factor"]
+
+RECORD_FORMAT = "ddz-game"
+RECORD_VERSION = 1
+
+_PLAYERS = {"classic": 3, "two_player": 2, "bengbu": 4}
+_HAND_SIZE = {"classic": 17, "two_player": 20, "bengbu": 25}
+_KITTY_SIZE = {"classic": 3, "two_player": 3, "bengbu": 8}
+_ASIDE_SIZE = {"classic": 0, "two_player": 11, "bengbu": 0}
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The outcome of one hand. ``scores`` are per seat; see README for each variant's unit."""
+
+    kind: str                      # "normal", "special" (BENGBU4 天炸/天尊 at the deal), "void"
+    winner_side: Optional[str]     # "landlord" / "farmers"; None for special and void hands
+    landlord: Optional[int]
+    winner_seat: Optional[int]     # the seat that went out
+    multiplier: int                # CLASSIC3 D, TWOP m_act, BENGBU4 1
+    factors: Dict[str, Any]
+    unit: Any                      # CLASSIC3 X = base*x*D, TWOP X = I*m_act, BENGBU4 base
+    scores: List[Any]
+    spring: bool = False
+    anti_spring: bool = False
+    robs: int = 0                  # CLASSIC3
+    bombs: int = 0                 # bomb-class plays counted by the multiplier (CLASSIC3/TWOP); all bombs (BENGBU4)
+    missiles: List[int] = field(default_factory=list)            # BENGBU4 missile units per seat
+    bomb_limits: List[Optional[int]] = field(default_factory=list)  # BENGBU4, None = unlimited
+    money: List[Any] = field(default_factory=list)               # BENGBU4 points * bengbu_point_value
+    special_holders: Dict[int, List[str]] = field(default_factory=dict)  # BENGBU4 seat -> ["天炸", "天尊"]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def kitty_factor(kitty: str, combine: str = "product") -> int:
+    """CLASSIC3 kitty factor (RULES.md §2.1.5, A15): joker part × rank part (or the larger)."""
+    c = Counter(str(Cards(kitty)))
+    jokers = c["B"] + c["R"]
+    joker_part = 4 if jokers == 2 else 2 if jokers == 1 else 1
+    rank_part = 2 if any(v == 3 for v in c.values()) or c["2"] == 2 else 1
+    return joker_part * rank_part if combine == "product" else max(joker_part, rank_part)
+
+
+def _token(action: Any) -> str:
+    if not isinstance(action, str):
+        raise IllegalAction(f"a decision is one of the tokens of RULES.md §1.5 (a str), not {action!r}")
+    return action.strip().upper()
+
+
+class Game:
+    """One hand of ``rules.variant``. See the module docstring and README."""
+
+    def __new__(cls, rules: Rules, *args: Any, **kwargs: Any) -> "Game":
+        if cls is Game:
+            if not isinstance(rules, Rules):
+                raise TypeError("Game(rules, ...) needs a ddz.Rules")
+            cls = _VARIANT_CLASS[rules.variant]
+        return object.__new__(cls)
+
+    def __init__(self, rules: Rules, seed: Optional[int] = None, *, hands: Optional[Sequence[str]] = None,
+                 kitty: Optional[str] = None, aside: Optional[str] = None, first_bidder: Optional[int] = None,
+                 first_to_decide: Optional[int] = None, base: int = 1, initial_multiplier: int = 1,
+                 _deals: Optional[List[Dict[str, Any]]] = None) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError("Game(rules, ...) needs a ddz.Rules")
+        self._rules = rules
+        self._variant = rules.variant
+        self._n = _PLAYERS[self._variant]
+        self._decks = rules.decks
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**63)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed must be an int, not {seed!r}")
+        for name, v in (("base", base), ("initial_multiplier", initial_multiplier)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, not {v!r}")
+        for name, v in (("first_bidder", first_bidder), ("first_to_decide", first_to_decide)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < self._n):
+                raise ValueError(f"{name} must be a seat 0..{self._n - 1}, not {v!r}")
+        if first_to_decide is not None and self._variant != "two_player":
+            raise ValueError("first_to_decide exists only in TWOP (the PRE_DEAL phase, RULES.md §2.2.3)")
+        self._seed = seed
+        self._rng = random.Random(seed)
+        self._base = base
+        self._imult = initial_multiplier
+        self._scripted: List[Dict[str, Any]] = [dict(d) for d in _deals] if _deals else []
+        if hands is not None:
+            if _deals:
+                raise ValueError("give hands or a recorded deal list, not both")
+            self._scripted = [self._injected_deal(hands, kitty, aside, first_bidder, first_to_decide)]
+        elif kitty is not None or aside is not None:
+            raise ValueError("kitty= and aside= need hands=")
+        self._first_bidder_override = first_bidder if hands is None else None
+        self._first_to_decide_override = first_to_decide if hands is None else None
+        self._deals: List[Dict[str, Any]] = []
+        self._history: List[Tuple[Optional[int], str]] = []
+        self._actions: List[Dict[str, Any]] = []
+        self._redeals = 0
+        self._result: Optional[GameResult] = None
+        self._start_deal()
+
+    # ---- dealing ----------------------------------------------------------------
+    def _injected_deal(self, hands: Sequence[str], kitty: Optional[str], aside: Optional[str],
+                       first_bidder: Optional[int], first_to_decide: Optional[int]) -> Dict[str, Any]:
+        v = self._variant
+        if isinstance(hands, str) or len(hands) != self._n:
+            raise ValueError(f"hands must list {self._n} hands, one per seat")
+        pool: Dict[int, List[int]] = {}
+        for cid in deck_ids(self._decks):
+            pool.setdefault(card_rank(cid), []).append(cid)
+
+        def take(ranks: str, what: str) -> List[int]:
+            ids = []
+            for ch in str(Cards(ranks, decks=self._decks)):
+                rank = RANKS.index(ch)
+                if not pool[rank]:
+                    raise CardError(f"{what} needs one more '{ch}' than the deck has left")
+                ids.append(pool[rank].pop(0))
+            return ids
+
+        dealt = []
+        for i, h in enumerate(hands):
+            ids = take(h, f"hand of seat {i}")
+            if len(ids) != _HAND_SIZE[v]:
+                raise ValueError(f"seat {i} must be dealt {_HAND_SIZE[v]} cards, got {len(ids)}")
+            dealt.append(ids)
+        rest = sorted(c for ids in pool.values() for c in ids)
+        if kitty is not None:
+            kit = take(kitty, "the kitty")
+            if len(kit) != _KITTY_SIZE[v]:
+                raise ValueError(f"the kitty holds {_KITTY_SIZE[v]} cards, got {len(kit)}")
+        elif v == "two_player":
+            kit = take(ranks_of(self._rng.sample(rest, 3)), "the kitty")
+        else:
+            kit = rest
+        rest = sorted(c for ids in pool.values() for c in ids)
+        if v == "two_player":
+            if aside is not None:
+                aside_ids = take(aside, "the set-aside cards")
+                if len(aside_ids) != 11:
+                    raise ValueError(f"TWOP sets 11 cards aside, got {len(aside_ids)}")
+            else:
+                aside_ids = rest
+        else:
+            if aside is not None:
+                raise ValueError("only TWOP sets cards aside")
+            aside_ids = []
+        return {"hands": dealt, "kitty": kit, "aside": aside_ids,
+                "first_bidder": first_bidder if first_bidder is not None else self._rng.randrange(self._n),
+                "first_to_decide": (first_to_decide if first_to_decide is not None else self._rng.randrange(2))
+                if v == "two_player" else None}
+
+    def _draw_deal(self) -> Dict[str, Any]:
+        if self._scripted:
+            d = self._scripted.pop(0)
+            return {"hands": [list(h) for h in d["hands"]], "kitty": list(d["kitty"]),
+                    "aside": list(d.get("aside") or []), "first_bidder": d["first_bidder"],
+                    "first_to_decide": d.get("first_to_decide")}
+        ids = deck_ids(self._decks)
+        self._rng.shuffle(ids)
+        v = self._variant
+        k = _HAND_SIZE[v]
+        hands = [sorted(ids[i * k:(i + 1) * k]) for i in range(self._n)]
+        off = self._n * k
+        kit = sorted(ids[off:off + _KITTY_SIZE[v]])
+        aside = sorted(ids[off + _KITTY_SIZE[v]:])
+        fb = self._rng.randrange(self._n)
+        ftd = self._rng.randrange(2) if v == "two_player" else None
+        if not self._deals:  # overrides apply to the first deal only
+            if self._first_bidder_override is not None:
+                fb = self._first_bidder_override
+            if self._first_to_decide_override is not None:
+                ftd = self._first_to_decide_override
+        return {"hands": hands, "kitty": kit, "aside": aside, "first_bidder": fb, "first_to_decide": ftd}
+
+    def _start_deal(self) -> None:
+        d = self._draw_deal()
+        self._deals.append(d)
+        self._held: List[List[int]] = [sorted(h) for h in d["hands"]]
+        self._kitty: List[int] = sorted(d["kitty"])
+        self._aside: List[int] = sorted(d["aside"])
+        self._kitty_revealed = False
+        self._shown: set = set()
+        self._landlord: Optional[int] = None
+        self._ps: Optional[PlayState] = None
+        self._phase = ""
+        self._seat: Optional[int] = None
+        self._begin_bidding(d)
+
+    def _redeal(self) -> None:
+        self._history.append((None, "REDEAL"))
+        self._redeals += 1
+        limit = self._rules.options["max_redeals"]
+        if limit and self._redeals >= limit:  # §7 max_redeals: the hand is void
+            self._finish(GameResult(kind="void", winner_side=None, landlord=None, winner_seat=None, multiplier=1,
+                                    factors={}, unit=0, scores=[0] * self._n))
+            return
+        self._start_deal()
+
+    def _take_kitty(self) -> None:
+        self._held[self._landlord] = sorted(self._held[self._landlord] + self._kitty)
+        self._kitty_revealed = True
+
+    # ---- protocol ---------------------------------------------------------------
+    @property
+    def rules(self) -> Rules:
+        return self._rules
+
+    @property
+    def seed(self) -> int:
+        return self._seed
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @property
+    def current_seat(self) -> Optional[int]:
+        if self._phase == "PLAY":
+            return self._ps.current_seat
+        return self._seat
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase == "OVER"
+
+    @property
+    def result(self) -> Optional[GameResult]:
+        return self._result
+
+    @property
+    def landlord(self) -> Optional[int]:
+        return self._landlord
+
+    @property
+    def first_bidder(self) -> int:
+        return self._deals[-1]["first_bidder"]
+
+    @property
+    def redeals(self) -> int:
+        return self._redeals
+
+    @property
+    def deal_number(self) -> int:
+        return len(self._deals) - 1
+
+    @property
+    def history(self) -> List[Tuple[Optional[int], str]]:
+        return list(self._history)
+
+    @property
+    def play_state(self) -> Optional[PlayState]:
+        return self._ps
+
+    @property
+    def num_players(self) -> int:
+        return self._n
+
+    def hand(self, seat: int) -> Cards:
+        self._check_seat(seat)
+        return Cards(ranks_of(self._held[seat]), decks=self._decks)
+
+    def cards(self, seat: int) -> List[str]:
+        self._check_seat(seat)
+        return [card_name(c, self._decks) for c in self._held[seat]]
+
+    @property
+    def kitty(self) -> Cards:
+        return Cards(ranks_of(self._kitty), decks=self._decks)
+
+    @property
+    def multiplier(self) -> int:
+        return self._multiplier(self._current_factors())
+
+    @property
+    def factors(self) -> Dict[str, Any]:
+        return self._current_factors()
+
+    def _check_seat(self, seat: int) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self._n:
+            raise ValueError(f"no seat {seat!r}: seats are 0..{self._n - 1}")
+
+    def legal_actions(self) -> List[str]:
+        if self._phase == "OVER":
+            return []
+        if self._phase == "PLAY":
+            return [("PASS" if m.is_pass else f"PLAY {m}") for m in self._ps.legal_moves()]
+        return self._decision_actions()
+
+    def apply(self, action: Any) -> str:
+        """Applies an action of the seat to act and returns the token recorded for it."""
+        if self._phase == "OVER":
+            raise IllegalAction("the hand is over: no action is legal")
+        seat = self.current_seat
+        if self._phase == "PLAY":
+            token = self._apply_play(action)
+        else:
+            token = _token(action)
+            legal = self._decision_actions()
+            if token not in legal:
+                raise IllegalAction(f"{token or repr(action)} is not legal for seat {seat} in phase {self._phase}: "
+                                    f"legal actions are {', '.join(legal)}")
+            self._history.append((seat, token))
+            self._actions.append({"seat": seat, "action": token})
+            self._decide(seat, token)
+        return token
+
+    # ---- the play phase ------------------------------------------------------------
+    def _start_play(self, bomb_limits: Optional[List[Optional[int]]] = None) -> None:
+        hands = [Cards(ranks_of(h), decks=self._decks) for h in self._held]
+        self._ps = PlayState(hands, self._landlord, self._rules, bomb_limits=bomb_limits)
+        self._phase = "PLAY"
+        self._seat = None
+
+    def _physical_play(self, seat: int, action: Any) -> Optional[List[int]]:
+        """Card ids of a play (None for PASS), chosen from what the seat holds."""
+        held = self._held[seat]
+        if isinstance(action, Move):
+            if action.is_pass:
+                return None
+            ranks = str(action)
+        elif isinstance(action, (list, tuple)):
+            ids = parse_card_names(list(action), self._decks)
+            return self._check_held(seat, ids)
+        elif isinstance(action, str):
+            text = action.strip()
+            if text.upper() == "PASS":
+                return None
+            if text.upper().startswith("PLAY"):
+                text = text[4:].strip()
+            if not text:
+                raise IllegalAction("an empty play: name the cards, or PASS")
+            if any(ch in "shcd'" for ch in text) or " " in text:
+                return self._check_held(seat, parse_card_names(text, self._decks))
+            ranks = str(Cards(text, decks=self._decks))
+        else:
+            raise IllegalAction(f"a play is 'PLAY <cards>', 'PASS', a Move or a list of card ids, not {action!r}")
+        by_rank: Dict[int, List[int]] = {}
+        for c in held:
+            by_rank.setdefault(card_rank(c), []).append(c)
+        ids = []
+        for ch in ranks:
+            pool = by_rank.get(RANKS.index(ch), [])
+            if not pool:
+                raise IllegalAction(f"seat {seat} does not hold {ranks!r} (holds {ranks_of(held)!r})")
+            ids.append(pool.pop(0))
+        return ids
+
+    def _check_held(self, seat: int, ids: List[int]) -> List[int]:
+        missing = [card_name(c, self._decks) for c in ids if c not in self._held[seat]]
+        if missing:
+            raise IllegalAction(f"seat {seat} does not hold {' '.join(missing)}")
+        if not ids:
+            raise IllegalAction("an empty play: name the cards, or PASS")
+        return ids
+
+    def _apply_play(self, action: Any) -> str:
+        seat = self._ps.current_seat
+        ids = self._physical_play(seat, action)
+        if ids is None:
+            self._ps.apply("PASS")
+            token = "PASS"
+        else:
+            self._ps.apply(ranks_of(ids))  # validates the combination; raises and changes nothing
+            held = self._held[seat]
+            for c in ids:
+                held.remove(c)
+            token = "PLAY " + " ".join(card_name(c, self._decks) for c in sorted(ids))
+        self._history.append((seat, token))
+        self._actions.append({"seat": seat, "action": token})
+        if self._ps.is_over:
+            self._finish(self._score())
+        else:
+            self._after_play_action(seat)
+        return token
+
+    def _after_play_action(self, seat: int) -> None:
+        """Hook for decisions inside the play phase (TWOP 翻身/压迫)."""
+
+    def _finish(self, result: GameResult) -> None:
+        self._result = result
+        self._phase = "OVER"
+        self._seat = None
+
+    def _bombs_for_multiplier(self, kinds: Sequence[Kind]) -> int:
+        return sum(n for k, n in self._ps.bombs_by_kind.items() if k in kinds)
+
+    # ---- observation --------------------------------------------------------------
+    def _visible_seats(self) -> set:
+        return set(self._shown)
+
+    def _dealt(self) -> bool:
+        """False while the cards are not dealt yet (TWOP's PRE_DEAL comes before the deal)."""
+        return True
+
+    def observation(self, seat: int) -> Dict[str, Any]:
+        """What ``seat`` may see now, and nothing else (RULES.md §2.1.2, §2.2.2, §2.3.3)."""
+        self._check_seat(seat)
+        dealt = self._dealt()
+        names = lambda ids: [card_name(c, self._decks) for c in ids] if dealt else []  # noqa: E731
+        to_act = self.current_seat
+        return {
+            "seat": seat,
+            "phase": self._phase,
+            "current_seat": to_act,
+            "landlord": self._landlord,
+            "first_bidder": self.first_bidder if dealt else None,
+            "hand": ranks_of(self._held[seat]) if dealt else "",
+            "cards": names(self._held[seat]),
+            "shown": {s: names(self._held[s]) for s in sorted(self._visible_seats()) if s != seat},
+            "kitty": names(self._kitty) if self._kitty_revealed else None,
+            "cards_left": [len(h) if dealt else 0 for h in self._held],
+            "history": [[s, t] for s, t in self._history],
+            "multiplier": self.multiplier,
+            "factors": self._current_factors(),
+            "legal_actions": self.legal_actions() if to_act == seat else [],
+        }
+
+    # ---- record -------------------------------------------------------------------
+    def to_json(self) -> str:
+        deals = [{"hands": [[card_name(c, self._decks) for c in h] for h in d["hands"]],
+                  "kitty": [card_name(c, self._decks) for c in d["kitty"]],
+                  "aside": [card_name(c, self._decks) for c in d["aside"]],
+                  "first_bidder": d["first_bidder"], "first_to_decide": d["first_to_decide"]} for d in self._deals]
+        return json.dumps({
+            "format": RECORD_FORMAT, "version": RECORD_VERSION,
+            "rules": {"variant": self._variant, "options": dict(self._rules.options)},
+            "seed": self._seed, "base": self._base, "initial_multiplier": self._imult,
+            "deals": deals, "actions": self._actions,
+            "result": self._result.to_dict() if self._result else None,
+        }, ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Game":
+        """Rebuilds a game from its record by replaying every action on the recorded deals."""
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"not a ddz game record: {e}") from None
+        if not isinstance(d, dict) or d.get("format") != RECORD_FORMAT:
+            raise ValueError(f"not a ddz game record (format must be {RECORD_FORMAT!r})")
+        if d.get("version") != RECORD_VERSION:
+            raise ValueError(f"unsupported record version {d.get('version')!r} (this ddz reads {RECORD_VERSION})")
+        rules = Rules(d["rules"]["variant"], **d["rules"]["options"])
+        decks = rules.decks
+        deals = [{"hands": [parse_card_names(h, decks) for h in dl["hands"]],
+                  "kitty": parse_card_names(dl["kitty"], decks), "aside": parse_card_names(dl["aside"], decks),
+                  "first_bidder": dl["first_bidder"], "first_to_decide": dl.get("first_to_decide")}
+                 for dl in d["deals"]]
+        g = Game(rules, seed=d["seed"], base=d.get("base", 1), initial_multiplier=d.get("initial_multiplier", 1),
+                 _deals=deals)
+        for i, a in enumerate(d["actions"]):
+            if a["seat"] != g.current_seat:
+                raise ValueError(f"record action {i} is by seat {a['seat']}, but seat {g.current_seat} is to act")
+            g.apply(a["action"])
+        return g
+
+    def __repr__(self) -> str:
+        return (f"Game({self._variant}, phase={self._phase}, to act={self.current_seat}, "
+                f"landlord={self._landlord}, deal={self.deal_number})")
+
+    # ---- variant hooks --------------------------------------------------------------
+    def _begin_bidding(self, deal: Dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _decision_actions(self) -> List[str]:
+        raise NotImplementedError
+
+    def _decide(self, seat: int, token: str) -> None:
+        raise NotImplementedError
+
+    def _current_factors(self) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    def _multiplier(self, factors: Dict[str, Any]) -> int:
+        raise NotImplementedError
+
+    def _score(self) -> GameResult:
+        raise NotImplementedError
+
+
+class _ClassicGame(Game):
+    """CLASSIC3 (RULES.md §2.1): call / rob, show, kitty factor, bombs, spring."""
+
+    def _begin_bidding(self, deal: Dict[str, Any]) -> None:
+        self._robs = 0
+        self._robbers: List[int] = []
+        self._caller: Optional[int] = None
+        self._no_calls = 0
+        self._rob_queue: List[int] = []
+        self._showed = False
+        self._kitty_f = 1
+        self._phase = "CALL"
+        self._seat = deal["first_bidder"]
+
+    def _decision_actions(self) -> List[str]:
+        return {"CALL": ["CALL", "NO_CALL"], "ROB": ["ROB", "NO_ROB"], "FINAL_ROB": ["ROB", "NO_ROB"],
+                "SHOW": ["SHOW", "NO_SHOW"]}[self._phase]
+
+    def _decide(self, seat: int, token: str) -> None:
+        opts = self._rules.options
+        p0 = self.first_bidder
+        if self._phase == "CALL":
+            if token == "CALL":
+                self._caller = seat
+                if opts["classic_passers_may_rob"]:
+                    self._rob_queue = [(seat + 1) % 3, (seat + 2) % 3]
+                else:  # the seats between the caller and P0 going round (A12)
+                    self._rob_queue = []
+                    s = (seat + 1) % 3
+                    while s != p0:
+                        self._rob_queue.append(s)
+                        s = (s + 1) % 3
+                self._next_rob()
+            else:
+                self._no_calls += 1
+                if self._no_calls == 3:
+                    self._redeal()
+                else:
+                    self._seat = (seat + 1) % 3
+        elif self._phase == "ROB":
+            if token == "ROB":
+                self._robs += 1
+                self._robbers.append(seat)
+            self._next_rob()
+        elif self._phase == "FINAL_ROB":
+            if token == "ROB":
+                self._robs += 1
+                self._landlord_known(self._caller)
+            else:
+                first = opts["classic_rob_winner"] == "first"
+                self._landlord_known(self._robbers[0] if first else self._robbers[-1])
+        elif self._phase == "SHOW":
+            self._showed = token == "SHOW"
+            if self._showed:
+                self._shown.add(self._landlord)
+            if opts["classic_show_timing"] == "before_kitty":
+                self._reveal_kitty()
+            self._start_play()
+
+    def _next_rob(self) -> None:
+        if self._rob_queue:
+            self._phase = "ROB"
+            self._seat = self._rob_queue.pop(0)
+        elif not self._robbers:
+            self._landlord_known(self._caller)
+        else:
+            self._phase = "FINAL_ROB"
+            self._seat = self._caller
+
+    def _landlord_known(self, seat: int) -> None:
+        self._landlord = seat
+        if self._rules.options["classic_show_timing"] == "after_kitty":
+            self._reveal_kitty()
+        self._phase = "SHOW"
+        self._seat = seat
+
+    def _reveal_kitty(self) -> None:
+        self._kitty_f = kitty_factor(ranks_of(self._kitty), self._rules.options["classic_kitty_combine"])
+        self._take_kitty()
+
+    def _current_factors(self) -> Dict[str, Any]:
+        bombs = self._bombs_for_multiplier((Kind.BOMB, Kind.ROCKET)) if self._ps else 0
+        spring = bool(self._ps and (self._ps.spring or self._ps.anti_spring))
+        return {"rob": min(2 ** self._robs, self._rules.options["classic_rob_cap"]),
+                "show": 2 if self._showed else 1, "kitty": self._kitty_f, "bomb": 2 ** bombs,
+                "spring": 2 if spring else 1}
+
+    def _multiplier(self, f: Dict[str, Any]) -> int:
+        return f["rob"] * f["show"] * f["kitty"] * f["bomb"] * f["spring"]
+
+    def _score(self) -> GameResult:
+        ps = self._ps
+        f = self._current_factors()
+        d = self._multiplier(f)
+        x = self._base * self._imult * d
+        won = ps.winner_side == "landlord"
+        loss_factor = self._rules.options["classic_landlord_loss_factor"]
+        scores = []
+        for s in range(3):
+            if s == self._landlord:
+                scores.append(2 * x if won else -loss_factor * x)
+            else:
+                scores.append(-x if won else (x if loss_factor == 2 else x // 2))
+        return GameResult(kind="normal", winner_side=ps.winner_side, landlord=self._landlord,
+                          winner_seat=ps.winner_seat, multiplier=d, factors=f, unit=x, scores=scores,
+                          spring=ps.spring, anti_spring=ps.anti_spring, robs=self._robs,
+                          bombs=self._bombs_for_multiplier((Kind.BOMB, Kind.ROCKET)))
+
+
+class _TwoPlayerGame(Game):
+    """TWOP (RULES.md §2.2): show-start ×5, call, 翻身 ×2 / 压迫 ×4, bombs, spring."""
+
+    def _begin_bidding(self, deal: Dict[str, Any]) -> None:
+        self._showers: List[int] = []
+        self._pre_order = [deal["first_to_decide"], 1 - deal["first_to_decide"]]
+        self._pre_done = 0
+        self._bid_order: List[int] = []
+        self._fanshen: Optional[bool] = None  # None: not decided yet
+        self._yapo = False
+        self._phase = "PRE_DEAL"
+        self._seat = self._pre_order[0]
+
+    @property
+    def first_bidder(self) -> int:
+        """P0: the first shower if any, else the deal's random draw (RULES.md §2.2.4)."""
+        if getattr(self, "_showers", None):
+            return self._showers[0]
+        return self._deals[-1]["first_bidder"]
+
+    def _dealt(self) -> bool:
+        return self._phase != "PRE_DEAL"
+
+    def _visible_seats(self) -> set:
+        # a show-start hand is face up from the deal, which follows PRE_DEAL
+        return set(self._showers) if self._dealt() else set()
+
+    def _decision_actions(self) -> List[str]:
+        return {"PRE_DEAL": ["SHOW_START", "NORMAL_START"], "BID": ["CALL", "NO_CALL"],
+                "FANSHEN": ["FANSHEN", "NO_FANSHEN"], "YAPO": ["YAPO", "NO_YAPO"]}[self._phase]
+
+    def _decide(self, seat: int, token: str) -> None:
+        if self._phase == "PRE_DEAL":
+            if token == "SHOW_START":
+                self._showers.append(seat)
+            self._pre_done += 1
+            if self._pre_done < 2:
+                self._seat = self._pre_order[1]
+            else:
+                p0 = self.first_bidder
+                self._bid_order = [p0, 1 - p0]
+                self._phase = "BID"
+                self._seat = p0
+        elif self._phase == "BID":
+            if token == "CALL":
+                self._landlord_known(seat)
+            elif seat == self._bid_order[0]:
+                self._seat = self._bid_order[1]
+            elif self._showers:
+                self._landlord_known(self._showers[0])
+            else:
+                self._redeal()
+        elif self._phase == "FANSHEN":
+            self._fanshen = token == "FANSHEN"
+            if self._fanshen:
+                self._phase = "YAPO"
+                self._seat = self._landlord
+            else:
+                self._resume_play()
+        elif self._phase == "YAPO":
+            self._yapo = token == "YAPO"
+            self._resume_play()
+
+    def _landlord_known(self, seat: int) -> None:
+        self._landlord = seat
+        self._take_kitty()
+        self._start_play()
+        if self._rules.options["twop_fanshen_point"] == "before_lead":
+            self._enter_fanshen()
+
+    def _enter_fanshen(self) -> None:
+        self._phase = "FANSHEN"
+        self._seat = 1 - self._landlord
+
+    def _resume_play(self) -> None:
+        self._phase = "PLAY"
+        self._seat = None
+
+    def _after_play_action(self, seat: int) -> None:
+        # farmer_first_turn: the farmer decides before his first play action (A24)
+        if (self._fanshen is None and self._rules.options["twop_fanshen_point"] == "farmer_first_turn"
+                and seat == self._landlord and self._ps.current_seat != self._landlord):
+            self._enter_fanshen()
+
+    def _g(self) -> int:
+        return 4 if self._fanshen and self._yapo else 2 if self._fanshen else 1
+
+    def _current_factors(self) -> Dict[str, Any]:
+        opts = self._rules.options
+        kinds = (Kind.BOMB, Kind.ROCKET) if opts["twop_rocket_doubles"] else (Kind.BOMB,)
+        bombs = self._bombs_for_multiplier(kinds) if self._ps else 0
+        spring = bool(self._ps and (self._ps.spring or self._ps.anti_spring))
+        shows = len(self._showers)
+        show_f = (5 ** shows if opts["twop_show_start_stacks"] else 5) if shows else 1
+        return {"show_start": show_f, "fanshen": self._g(), "bomb": 2 ** bombs, "spring": 2 if spring else 1}
+
+    def _multiplier(self, f: Dict[str, Any]) -> int:
+        return f["show_start"] * f["fanshen"] * f["bomb"] * f["spring"]
+
+    def _score(self) -> GameResult:
+        ps = self._ps
+        opts = self._rules.options
+        f = self._current_factors()
+        m_act = self._multiplier(f)
+        x = opts["twop_initial_multiplier"] * m_act
+        won = ps.winner_side == "landlord"
+        role = 1 if opts["twop_zero_sum"] else 2
+        scores = [0, 0]
+        scores[self._landlord] = role * x if won else -role * x
+        scores[1 - self._landlord] = -x if won else x
+        kinds = (Kind.BOMB, Kind.ROCKET) if opts["twop_rocket_doubles"] else (Kind.BOMB,)
+        return GameResult(kind="normal", winner_side=ps.winner_side, landlord=self._landlord,
+                          winner_seat=ps.winner_seat, multiplier=m_act, factors=f, unit=x, scores=scores,
+                          spring=ps.spring, anti_spring=ps.anti_spring, bombs=self._bombs_for_multiplier(kinds))
+
+
+class _BengbuGame(Game):
+    """BENGBU4 (RULES.md §2.3): 天炸/天尊 at the deal, bids 1/2/3 and grab, open or closed
+    play, bomb limits from the bid log, missiles."""
+
+    def _begin_bidding(self, deal: Dict[str, Any]) -> None:
+        self._bids: List[Tuple[int, str, int]] = []  # (seat, token, h when acting)
+        self._h = 0
+        self._holder: Optional[int] = None
+        self._grab = False
+        self._open = False
+        self._limits: List[Optional[int]] = []
+        self._bid_base: Optional[int] = None
+        self._phase = "BID"
+        self._seat = deal["first_bidder"]
+        holders = self._special_holders()
+        if holders:
+            self._finish(self._special_result(holders))
+
+    def _special_holders(self) -> Dict[int, List[str]]:
+        """§2.3.2: 天炸 (all 8 of a rank) / 天尊 (BBRR) in a dealt 25-card hand."""
+        out: Dict[int, List[str]] = {}
+        for s, ids in enumerate(self._held):
+            c = Counter(card_rank(x) for x in ids)
+            tz = [r for r in range(13) if c[r] == 8]
+            marks = ["天炸"] * len(tz) + (["天尊"] if c[13] == 2 and c[14] == 2 else [])
+            if marks:
+                out[s] = marks
+        return out
+
+    def _special_result(self, holders: Dict[int, List[str]]) -> GameResult:
+        per_instance = self._rules.options["bengbu_special_per_instance"]
+        scores = [0] * 4
+        for h, marks in holders.items():
+            n_tz = marks.count("天炸")
+            amount = 30 * (n_tz if per_instance else min(n_tz, 1)) + (6 if "天尊" in marks else 0)
+            for s in range(4):
+                if s not in holders:
+                    scores[s] -= amount
+                    scores[h] += amount
+        pv = self._rules.options["bengbu_point_value"]
+        return GameResult(kind="special", winner_side=None, landlord=None, winner_seat=None, multiplier=1,
+                          factors={}, unit=0, scores=scores, money=[s * pv for s in scores],
+                          special_holders=holders)
+
+    def _decision_actions(self) -> List[str]:
+        if self._phase == "BID":
+            return ["NO_CALL"] + [f"BID{v}" for v in (1, 2, 3) if v > self._h] + ["GRAB"]
+        return ["OPEN", "CLOSED"]
+
+    def _decide(self, seat: int, token: str) -> None:
+        if self._phase == "BID":
+            self._bids.append((seat, token, self._h))
+            if token == "GRAB":
+                self._grab = self._open = True
+                self._landlord_known(seat, 3)
+                return
+            if token != "NO_CALL":
+                self._h = int(token[3])
+                self._holder = seat
+            if len(self._bids) == 4:
+                if self._h == 0:
+                    self._redeal()
+                else:
+                    self._landlord_known(self._holder, self._h)
+            else:
+                self._seat = (seat + 1) % 4
+        else:  # OPEN_CHOICE
+            self._open = token == "OPEN"
+            if self._open:
+                self._shown.add(self._landlord)
+            self._start_play(self._limits)
+
+    def _landlord_known(self, seat: int, base: int) -> None:
+        self._landlord = seat
+        self._bid_base = base
+        self._limits = self.bomb_limits_from_bids(self._bids, seat)
+        self._take_kitty()
+        if self._grab:  # a grab is always open play (抢牌直接为明牌打)
+            self._shown.add(seat)
+            self._start_play(self._limits)
+        else:
+            self._phase = "OPEN_CHOICE"
+            self._seat = seat
+
+    @staticmethod
+    def bomb_limits_from_bids(bids: Sequence[Tuple[int, str, int]], landlord: int) -> List[Optional[int]]:
+        """§2.3.6: per seat, None = unlimited; `bids` = (seat, token, h when it acted)."""
+        limits: List[Optional[int]] = [None] * 4
+        for seat, token, h in bids:
+            if seat == landlord or token in ("BID3", "GRAB"):
+                continue
+            if token in ("BID1", "BID2"):
+                limits[seat] = 2
+            elif token == "NO_CALL":
+                limits[seat] = None if h == 3 else 2 if h in (1, 2) else 1
+        return limits
+
+    def _current_factors(self) -> Dict[str, Any]:
+        return {"base": self._bid_base if self._bid_base is not None else self._h, "open": self._open}
+
+    def _multiplier(self, f: Dict[str, Any]) -> int:
+        return 1
+
+    def _score(self) -> GameResult:
+        ps = self._ps
+        opts = self._rules.options
+        base = self._bid_base
+        kw, kl = (3, 2) if self._open else (1, 1)
+        once = opts["bengbu_missiles_once_per_player"]
+        m = [min(ps.missiles(s), 1) if once else ps.missiles(s) for s in range(4)]
+        won = ps.winner_side == "landlord"
+        L = self._landlord
+        scores = [0] * 4
+        for s in range(4):
+            if s == L:
+                continue
+            t = (kw * base if won else -kl * base) + base * (m[L] - m[s])
+            t = max(t, 0) if won else min(t, 0)  # the losing side never receives (§2.3.9-A, A40)
+            scores[L] += t
+            scores[s] = -t
+        pv = opts["bengbu_point_value"]
+        return GameResult(kind="normal", winner_side=ps.winner_side, landlord=L, winner_seat=ps.winner_seat,
+                          multiplier=1, factors=self._current_factors(), unit=base, scores=scores,
+                          bombs=ps.bombs_total, missiles=[ps.missiles(s) for s in range(4)],
+                          bomb_limits=list(self._limits), money=[s * pv for s in scores])
+
+
+_VARIANT_CLASS = {"classic": _ClassicGame, "two_player": _TwoPlayerGame, "bengbu": _BengbuGame}
