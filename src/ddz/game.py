@@ -119,6 +119,8 @@ class Game:
         self._actions: List[Dict[str, Any]] = []
         self._redeals = 0
         self._result: Optional[GameResult] = None
+        self._bots: Dict[int, Any] = {}
+        self._clock = 0.0
         self._start_deal()
 
     # ---- dealing ----------------------------------------------------------------
@@ -311,6 +313,11 @@ class Game:
 
     def apply(self, action: Any) -> str:
         """Applies an action of the seat to act and returns the token recorded for it."""
+        token = self._apply(action)
+        self._clock = 0.0
+        return token
+
+    def _apply(self, action: Any) -> str:
         if self._phase == "OVER":
             raise IllegalAction("the hand is over: no action is legal")
         seat = self.current_seat
@@ -435,8 +442,17 @@ class Game:
             "history": [[s, t] for s, t in self._history],
             "multiplier": self.multiplier,
             "factors": self._current_factors(),
+            "top": self._public_top(),
+            "bots": sorted(self._bots),
             "legal_actions": self.legal_actions() if to_act == seat else [],
         }
+
+    def _public_top(self) -> Optional[List[Any]]:
+        """[owner, ranks] of the play to beat in PLAY, else None (public information)."""
+        if self._ps is None or self._phase not in ("PLAY", "FANSHEN", "YAPO") or self._ps.top is None:
+            return None
+        move, owner = self._ps.top
+        return [owner, str(move)]
 
     # ---- record -------------------------------------------------------------------
     def to_json(self) -> str:
@@ -472,14 +488,116 @@ class Game:
         g = Game(rules, seed=d["seed"], base=d.get("base", 1), initial_multiplier=d.get("initial_multiplier", 1),
                  _deals=deals)
         for i, a in enumerate(d["actions"]):
+            if a["action"] == "ESCAPE":
+                g.escape(a["seat"])
+                continue
             if a["seat"] != g.current_seat:
                 raise ValueError(f"record action {i} is by seat {a['seat']}, but seat {g.current_seat} is to act")
-            g.apply(a["action"])
+            if a["action"] == "TIMEOUT":
+                g._note_timeout()
+            else:
+                g.apply(a["action"])
         return g
 
     def __repr__(self) -> str:
         return (f"Game({self._variant}, phase={self._phase}, to act={self.current_seat}, "
                 f"landlord={self._landlord}, deal={self.deal_number})")
+
+    # ---- time, escapes and bots (RULES.md §3.6, §4) ------------------------------------
+    @property
+    def move_timeout_s(self) -> float:
+        return self._rules.options["move_timeout_s"]
+
+    @property
+    def time_left(self) -> Optional[float]:
+        """Seconds left for the current decision (the caller reports time with elapsed())."""
+        return None if self.is_over else max(0.0, self.move_timeout_s - self._clock)
+
+    def elapsed(self, seconds: float) -> Optional[str]:
+        """Reports time spent on the current decision. When the decision's time
+        (``move_timeout_s``) runs out, applies ``timeout()`` and returns its token."""
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
+            raise ValueError(f"elapsed seconds must be a non-negative number, not {seconds!r}")
+        if self.is_over:
+            raise IllegalAction("the hand is over: no decision is timed")
+        self._clock += seconds
+        if self._clock >= self.move_timeout_s:
+            return self.timeout()
+        return None
+
+    def timeout_action(self) -> str:
+        """The default action of §3.6 for the seat to act (A8): the non-escalating choice,
+        PASS, or the lowest single card when the seat must lead."""
+        if self.is_over:
+            raise IllegalAction("the hand is over: no decision is timed")
+        if self._rules.options["timeout_policy"] == "bot":
+            from .bots import RuleBot
+            bot = self._bots.get(self.current_seat) or RuleBot()
+            return bot.act(self, self.current_seat)
+        legal = self.legal_actions()
+        for token in ("NO_CALL", "NO_ROB", "NO_SHOW", "NORMAL_START", "NO_FANSHEN", "NO_YAPO", "CLOSED", "PASS"):
+            if token in legal:
+                return token
+        cards = self._held[self.current_seat]
+        lowest = min(cards, key=lambda c: (card_rank(c), c))
+        return "PLAY " + card_name(lowest, self._decks)
+
+    def timeout(self) -> str:
+        """The seat to act ran out of time: records TIMEOUT(seat) and applies the default action."""
+        token = self.timeout_action()
+        self._note_timeout()
+        return self.apply(token)
+
+    def _note_timeout(self) -> None:
+        seat = self.current_seat
+        self._history.append((seat, "TIMEOUT"))
+        self._actions.append({"seat": seat, "action": "TIMEOUT"})
+
+    @property
+    def bot_seats(self) -> List[int]:
+        return sorted(self._bots)
+
+    def set_bot(self, seat: int, bot: Any = None) -> None:
+        """Hands a seat to a bot (``ddz.bots.RuleBot()`` when ``bot`` is None) from now on;
+        ``step_bots()`` then plays it. ``clear_bot(seat)`` gives the seat back."""
+        self._check_seat(seat)
+        if bot is None:
+            from .bots import RuleBot
+            bot = RuleBot()
+        if not callable(getattr(bot, "act", None)):
+            raise TypeError("a bot needs an act(game, seat) method")
+        self._bots[seat] = bot
+
+    def clear_bot(self, seat: int) -> None:
+        self._check_seat(seat)
+        self._bots.pop(seat, None)
+
+    def step_bots(self, limit: int = 10_000) -> List[str]:
+        """Lets bot seats act while one of them is to act; returns the tokens applied."""
+        done: List[str] = []
+        while not self.is_over and self.current_seat in self._bots and len(done) < limit:
+            done.append(self.apply(self._bots[self.current_seat].act(self, self.current_seat)))
+        return done
+
+    def escape(self, seat: int) -> Optional[GameResult]:
+        """A seat leaves the unfinished hand (RULES.md §4, A9). TWOP and BENGBU4: the hand
+        ends at once with the escape settlement (returned). CLASSIC3: a bot takes the seat
+        until the hand ends and the hand is settled normally (§3.6; returns None)."""
+        self._check_seat(seat)
+        if self.is_over:
+            raise IllegalAction("the hand is over: nobody can escape it")
+        self._history.append((seat, "ESCAPE"))
+        self._actions.append({"seat": seat, "action": "ESCAPE"})
+        self._clock = 0.0
+        if self._variant == "classic":
+            if seat not in self._bots:
+                self.set_bot(seat)
+            return None
+        self._finish(self._escape_result(seat))
+        return self._result
+
+    def _escape_result(self, seat: int) -> GameResult:
+        raise NotImplementedError
 
     # ---- variant hooks --------------------------------------------------------------
     def _begin_bidding(self, deal: Dict[str, Any]) -> None:
@@ -726,6 +844,36 @@ class _TwoPlayerGame(Game):
                           spring=ps.spring, anti_spring=ps.anti_spring, bombs=self._bombs_for_multiplier(kinds))
 
 
+    def _escape_result(self, seat: int) -> GameResult:
+        """§4.1: penalty A·E·I for the escapee (U = 1 here; coin rooms scale by N in
+        ``ddz.settle``), compensation for the remaining player as a normal win at I·m_esc."""
+        opts = self._rules.options
+        rocket = opts["twop_rocket_doubles"]
+        kinds = (Kind.BOMB, Kind.ROCKET) if rocket else (Kind.BOMB,)
+        bombs = self._bombs_for_multiplier(kinds) if self._ps else 0
+        if self._dealt():  # bombs held count too (无论是否炸出); the untaken kitty and the 11 never
+            for ids in self._held:
+                c = Counter(card_rank(x) for x in ids)
+                bombs += sum(1 for r in range(13) if c[r] == 4) + (1 if rocket and c[13] and c[14] else 0)
+        shows = len(self._showers)
+        show_f = (5 ** shows if opts["twop_show_start_stacks"] else 5) if shows else 1
+        m_esc = show_f * self._g() * 2 ** bombs
+        proportional = m_esc >= 10 if opts["twop_escape_threshold_inclusive"] else m_esc > 10
+        e = 2 * m_esc if proportional else 10
+        other = 1 - seat
+        role = 2 if seat == self._landlord else 1
+        role_rem = 2 if other == self._landlord else 1
+        i_mult = opts["twop_initial_multiplier"]
+        comp = opts["twop_escape_compensation"]
+        scores = [0, 0]
+        scores[seat] = -role * e * i_mult
+        scores[other] = role_rem * i_mult * m_esc if comp == "normal_win" else 0
+        factors = {"escapee": seat, "m_esc": m_esc, "E": e, "role_escapee": role, "role_remaining": role_rem,
+                   "I": i_mult, "compensation": comp, "bombs_counted": bombs}
+        return GameResult(kind="escape", winner_side=None, landlord=self._landlord, winner_seat=None,
+                          multiplier=m_esc, factors=factors, unit=i_mult * m_esc, scores=scores, bombs=bombs)
+
+
 class _BengbuGame(Game):
     """BENGBU4 (RULES.md §2.3): 天炸/天尊 at the deal, bids 1/2/3 and grab, open or closed
     play, bomb limits from the bid log, missiles."""
@@ -851,6 +999,27 @@ class _BengbuGame(Game):
                           multiplier=1, factors=self._current_factors(), unit=base, scores=scores,
                           bombs=ps.bombs_total, missiles=[ps.missiles(s) for s in range(4)],
                           bomb_limits=list(self._limits), money=[s * pv for s in scores])
+
+
+    def _escape_result(self, seat: int) -> GameResult:
+        """§4.2: the escapee pays 27 in all (9 units of 3; A44), shared 9/9/9, or 15/6/6
+        when a farmer leaves a landlord's hand."""
+        opts = self._rules.options
+        landlord = self._landlord
+        unit = self._bid_base if (opts["bengbu_escape_scaled"] and landlord is not None) else 3
+        scores = [0] * 4
+        scores[seat] = -9 * unit
+        for s in range(4):
+            if s == seat:
+                continue
+            if landlord is None or seat == landlord:
+                scores[s] = 3 * unit
+            else:
+                scores[s] = 5 * unit if s == landlord else 2 * unit
+        pv = opts["bengbu_point_value"]
+        return GameResult(kind="escape", winner_side=None, landlord=landlord, winner_seat=None, multiplier=1,
+                          factors={"escapee": seat, "unit": unit}, unit=unit, scores=scores,
+                          bomb_limits=list(self._limits), money=[x * pv for x in scores])
 
 
 _VARIANT_CLASS = {"classic": _ClassicGame, "two_player": _TwoPlayerGame, "bengbu": _BengbuGame}
