@@ -738,6 +738,7 @@ class _TwoPlayerGame(Game):
         self._bid_order: List[int] = []
         self._fanshen: Optional[bool] = None  # None: not decided yet
         self._yapo = False
+        self._deal_done = False               # the cards are dealt after PRE_DEAL (§2.2.4)
         self._phase = "PRE_DEAL"
         self._seat = self._pre_order[0]
 
@@ -749,7 +750,7 @@ class _TwoPlayerGame(Game):
         return self._deals[-1]["first_bidder"]
 
     def _dealt(self) -> bool:
-        return self._phase != "PRE_DEAL"
+        return self._deal_done
 
     def _visible_seats(self) -> set:
         # a show-start hand is face up from the deal, which follows PRE_DEAL
@@ -767,6 +768,7 @@ class _TwoPlayerGame(Game):
             if self._pre_done < 2:
                 self._seat = self._pre_order[1]
             else:
+                self._deal_done = True
                 p0 = self.first_bidder
                 self._bid_order = [p0, 1 - p0]
                 self._phase = "BID"
