@@ -54,12 +54,13 @@ class SimulationResult:
 
 
 def simulate(rules: Rules, games: int = 1000, policy: str = "random", seed: int = 0,
-             threads: int = 1) -> SimulationResult:
+             threads: int = 1, first_game: int = 0) -> SimulationResult:
     """Deal ``games`` seeded hands, give each a random landlord (bidding is not simulated:
     no bomb limits, no deal-time 天炸/天尊 check), and play them to the end in C++ with the
     GIL released, spread over ``threads``. Game ``g`` depends only on ``(seed, g)``
     (``ddz.deal(rules, seed, g)`` shows its deal), so the results do not depend on
-    ``threads``. Policies: ``"random"`` (uniform over the legal actions, pass included) and
+    ``threads``; ``first_game`` starts the series later (games ``first_game`` …
+    ``first_game + games - 1``), so a long run can be split into chunks. Policies: ``"random"`` (uniform over the legal actions, pass included) and
     ``"greedy"`` (lead the longest non-bomb play, follow an opponent with the lowest
     winning non-bomb play, never overtake the other farmer, bomb only against a seat with
     five cards or fewer)."""
@@ -73,8 +74,24 @@ def simulate(rules: Rules, games: int = 1000, policy: str = "random", seed: int 
         raise ValueError(f"threads must be a positive integer, not {threads!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an integer in 0..2**64-1, not {seed!r}")
+    if isinstance(first_game, bool) or not isinstance(first_game, int) or first_game < 0:
+        raise ValueError(f"first_game must be a non-negative integer, not {first_game!r}")
     t0 = time.perf_counter()
-    cols = _core._simulate(rules, games, POLICIES[policy], seed, threads)
+    cols = _core._simulate(rules, games, POLICIES[policy], seed, threads, first_game)
     seconds = time.perf_counter() - t0
     return SimulationResult(rules=rules, games=games, policy=policy, seed=seed, threads=threads, seconds=seconds,
                             **cols)
+
+
+def concat(results: "list[SimulationResult]") -> SimulationResult:
+    """Joins the chunks of one series (same rules, policy and seed) into one result."""
+    if not results:
+        raise ValueError("nothing to join")
+    first = results[0]
+    arrays = {f: np.concatenate([getattr(r, f) for r in results]) for f in _COLUMNS}
+    return SimulationResult(rules=first.rules, games=sum(r.games for r in results), policy=first.policy,
+                            seed=first.seed, threads=first.threads, seconds=sum(r.seconds for r in results), **arrays)
+
+
+_COLUMNS = ("winner_side", "landlord", "actions", "plays", "bombs", "rockets", "spring", "anti_spring",
+            "missiles_landlord", "missiles_farmers")

@@ -274,17 +274,18 @@ class Matchmaker:
 
     @staticmethod
     def _fits(c: _Criterion, a: _Entry, b: _Entry) -> bool:
-        terms = []
-        if c.rate is not None:
-            na, da = (a.won, a.completed) if a.completed else (1, 2)
-            nb, db = (b.won, b.completed) if b.completed else (1, 2)
-            # |100·na/da − 100·nb/db| ≤ rate  ⇔  100·|na·db − nb·da| ≤ rate·da·db  (exact)
-            terms.append(100 * abs(na * db - nb * da) <= c.rate * da * db)
         if c.coins is not None:
-            terms.append(abs(a.coins - b.coins) <= c.coins)
-        if not terms:
-            return True
-        return all(terms) if c.op == "and" else any(terms)
+            coins_ok = abs(a.coins - b.coins) <= c.coins
+            if c.rate is None:
+                return coins_ok
+            if coins_ok != (c.op == "and"):  # decided: OR with coins fitting, AND with coins failing
+                return coins_ok
+        elif c.rate is None:
+            return True  # no restriction (新手场 stage 3)
+        na, da = (a.won, a.completed) if a.completed else (1, 2)  # a newcomer counts as 50 %
+        nb, db = (b.won, b.completed) if b.completed else (1, 2)
+        # |100·na/da − 100·nb/db| ≤ rate  ⇔  100·|na·db − nb·da| ≤ rate·da·db  (exact)
+        return 100 * abs(na * db - nb * da) <= c.rate * da * db
 
     def __repr__(self) -> str:
         return (f"<Matchmaker {self._tier} ({self.room_name}) stage2_after_s={self._stage2!r} "

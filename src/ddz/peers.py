@@ -14,7 +14,7 @@ Each exposes ``available()``, ``leads(hand)``, ``follows(hand, prev)`` and
 ``universe()``; some expose more (raw generator output, action ids, states prepared for
 benchmarks). Nothing here imports ``ddz``: these are the peers' own answers.
 
-Running ``python tests/peers.py`` prints the peers' universes and re-checks every row of
+Running ``python -m ddz.peers`` prints the peers' universes and re-checks every row of
 the PEERS.md "Rules that differ" table against the installed peers.
 """
 from __future__ import annotations
