@@ -292,7 +292,7 @@ void register_play(py::module_& m) {
       }, py::arg("rules"), py::arg("seed"), py::arg("game") = 0,
       "The seeded deal of game `game` that simulate() plays: (hands with the kitty in the landlord's, landlord).");
 
-  m.def("_simulate", [](RulesPtr rp, uint64_t games, int policy, uint64_t seed, int threads) {
+  m.def("_simulate", [](RulesPtr rp, uint64_t games, int policy, uint64_t seed, int threads, uint64_t first) {
         if (policy != kRandom && policy != kGreedy) throw py::value_error("unknown policy");
         if (threads < 1) throw py::value_error("threads must be >= 1");
         std::vector<SimResult> res(games);
@@ -304,7 +304,9 @@ void register_play(py::module_& m) {
           for (int t = 0; t < threads; ++t) {
             uint64_t a = uint64_t(t) * chunk, b = std::min(games, a + chunk);
             if (a >= b) break;
-            pool.emplace_back([&r, policy, seed, a, b, &res] { simulate_range(r, policy, seed, a, b, res.data() + a); });
+            pool.emplace_back([&r, policy, seed, a, b, first, &res] {
+              simulate_range(r, policy, seed, first + a, first + b, res.data() + a);
+            });
           }
           for (auto& th : pool) th.join();
         }
@@ -327,5 +329,6 @@ void register_play(py::module_& m) {
         d["missiles_landlord"] = col(&SimResult::missiles_landlord, int16_t());
         d["missiles_farmers"] = col(&SimResult::missiles_farmers, int16_t());
         return d;
-      }, py::arg("rules"), py::arg("games"), py::arg("policy"), py::arg("seed"), py::arg("threads"));
+      }, py::arg("rules"), py::arg("games"), py::arg("policy"), py::arg("seed"), py::arg("threads"),
+      py::arg("first_game") = 0);
 }

@@ -30,13 +30,14 @@ from ._sim import SimulationResult, simulate
 from .cards import card_id, card_name
 from .game import Game, GameResult, kitty_factor
 from .rooms import ROOMS, Room, Settlement, settle
+from .matchmaking import MATCH_TIERS, Matchmaker
 from . import bots
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CardError", "Cards", "Game", "GameResult", "IllegalAction", "Kind", "Move", "MoveError", "PASS", "PlayState",
-    "ROOMS", "Room", "Rules", "Settlement", "bots", "card_id", "card_name", "kitty_factor", "settle",
+    "MATCH_TIERS", "Matchmaker", "ROOMS", "Room", "Rules", "Settlement", "bots", "card_id", "card_name", "kitty_factor", "settle",
     "SimulationResult", "VARIANTS", "classify", "count_moves", "cpu_has_fast_isa", "deal", "decode",
     "dispatch_level", "hand_words", "legal_moves", "legal_moves_array", "legal_moves_batch",
     "set_dispatch_level", "simulate", "__version__",
