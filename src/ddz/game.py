@@ -102,7 +102,6 @@ class Game:
         if first_to_decide is not None and self._variant != "two_player":
             raise ValueError("first_to_decide exists only in TWOP (the PRE_DEAL phase, RULES.md §2.2.3)")
         self._seed = seed
-        self._rng = random.Random(seed)
         self._base = base
         self._imult = initial_multiplier
         self._scripted: List[Dict[str, Any]] = [dict(d) for d in _deals] if _deals else []
@@ -124,9 +123,15 @@ class Game:
         self._start_deal()
 
     # ---- dealing ----------------------------------------------------------------
+    def _deal_rng(self, deal_index: int) -> random.Random:
+        """The randomness of one deal depends only on (seed, deal index), so a game rebuilt
+        from its record re-deals exactly like the original."""
+        return random.Random((self._seed << 16) + deal_index)
+
     def _injected_deal(self, hands: Sequence[str], kitty: Optional[str], aside: Optional[str],
                        first_bidder: Optional[int], first_to_decide: Optional[int]) -> Dict[str, Any]:
         v = self._variant
+        rng = self._deal_rng(0)
         if isinstance(hands, str) or len(hands) != self._n:
             raise ValueError(f"hands must list {self._n} hands, one per seat")
         pool: Dict[int, List[int]] = {}
@@ -154,7 +159,7 @@ class Game:
             if len(kit) != _KITTY_SIZE[v]:
                 raise ValueError(f"the kitty holds {_KITTY_SIZE[v]} cards, got {len(kit)}")
         elif v == "two_player":
-            kit = take(ranks_of(self._rng.sample(rest, 3)), "the kitty")
+            kit = take(ranks_of(rng.sample(rest, 3)), "the kitty")
         else:
             kit = rest
         rest = sorted(c for ids in pool.values() for c in ids)
@@ -170,8 +175,8 @@ class Game:
                 raise ValueError("only TWOP sets cards aside")
             aside_ids = []
         return {"hands": dealt, "kitty": kit, "aside": aside_ids,
-                "first_bidder": first_bidder if first_bidder is not None else self._rng.randrange(self._n),
-                "first_to_decide": (first_to_decide if first_to_decide is not None else self._rng.randrange(2))
+                "first_bidder": first_bidder if first_bidder is not None else rng.randrange(self._n),
+                "first_to_decide": (first_to_decide if first_to_decide is not None else rng.randrange(2))
                 if v == "two_player" else None}
 
     def _draw_deal(self) -> Dict[str, Any]:
@@ -180,16 +185,17 @@ class Game:
             return {"hands": [list(h) for h in d["hands"]], "kitty": list(d["kitty"]),
                     "aside": list(d.get("aside") or []), "first_bidder": d["first_bidder"],
                     "first_to_decide": d.get("first_to_decide")}
+        rng = self._deal_rng(len(self._deals))
         ids = deck_ids(self._decks)
-        self._rng.shuffle(ids)
+        rng.shuffle(ids)
         v = self._variant
         k = _HAND_SIZE[v]
         hands = [sorted(ids[i * k:(i + 1) * k]) for i in range(self._n)]
         off = self._n * k
         kit = sorted(ids[off:off + _KITTY_SIZE[v]])
         aside = sorted(ids[off + _KITTY_SIZE[v]:])
-        fb = self._rng.randrange(self._n)
-        ftd = self._rng.randrange(2) if v == "two_player" else None
+        fb = rng.randrange(self._n)
+        ftd = rng.randrange(2) if v == "two_player" else None
         if not self._deals:  # overrides apply to the first deal only
             if self._first_bidder_override is not None:
                 fb = self._first_bidder_override
@@ -281,16 +287,19 @@ class Game:
         return self._n
 
     def hand(self, seat: int) -> Cards:
+        """A seat's cards by rank (server view; empty before the deal)."""
         self._check_seat(seat)
-        return Cards(ranks_of(self._held[seat]), decks=self._decks)
+        return Cards(ranks_of(self._held[seat]) if self._dealt() else "", decks=self._decks)
 
     def cards(self, seat: int) -> List[str]:
+        """A seat's physical cards (server view; empty before the deal)."""
         self._check_seat(seat)
-        return [card_name(c, self._decks) for c in self._held[seat]]
+        return [card_name(c, self._decks) for c in self._held[seat]] if self._dealt() else []
 
     @property
-    def kitty(self) -> Cards:
-        return Cards(ranks_of(self._kitty), decks=self._decks)
+    def kitty(self) -> Optional[Cards]:
+        """The kitty (server view); None before the deal (TWOP's PRE_DEAL)."""
+        return Cards(ranks_of(self._kitty), decks=self._decks) if self._dealt() else None
 
     @property
     def multiplier(self) -> int:
