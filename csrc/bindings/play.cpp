@@ -23,6 +23,11 @@ struct PlayStateObj {
 
 std::string seat_str(int s) { return "seat " + std::to_string(s); }
 
+void check_seat(const PlayStateObj& P, int seat) {
+  if (seat < 0 || seat >= P.s.n)
+    throw py::value_error("no seat " + std::to_string(seat) + ": seats are 0.." + std::to_string(P.s.n - 1));
+}
+
 std::string reading_str(const Interp& it) { return kind_name(it.kind); }
 
 /// Converts an action argument; returns false for a pass. `kind` < 0: read by §2.0.4.
@@ -160,7 +165,7 @@ void register_play(py::module_& m) {
       .def_property_readonly("landlord", [](const PlayStateObj& P) { return int(P.s.landlord); })
       .def_property_readonly("current_seat", [](const PlayStateObj& P) { return int(P.s.seat); })
       .def("hand", [](const PlayStateObj& P, int seat) {
-            if (seat < 0 || seat >= P.s.n) throw py::value_error("no seat " + std::to_string(seat));
+            check_seat(P, seat);
             return CardsObj{P.s.hand[seat], P.rules->decks()};
           }, py::arg("seat"))
       .def_property_readonly("hands", [](const PlayStateObj& P) {
@@ -169,7 +174,7 @@ void register_play(py::module_& m) {
             return l;
           })
       .def("cards_left", [](const PlayStateObj& P, int seat) {
-            if (seat < 0 || seat >= P.s.n) throw py::value_error("no seat " + std::to_string(seat));
+            check_seat(P, seat);
             return total_cards(P.s.hand[seat]);
           }, py::arg("seat"))
       .def_property_readonly("top", &top_obj, "(Move, owner seat) of the play to beat, or None when leading")
@@ -185,7 +190,7 @@ void register_play(py::module_& m) {
       .def_property_readonly("spring", [](const PlayStateObj& P) { return P.s.spring(P.rules->r); })
       .def_property_readonly("anti_spring", [](const PlayStateObj& P) { return P.s.anti_spring(P.rules->r); })
       .def("bombs_played", [](const PlayStateObj& P, int seat) {
-            if (seat < 0 || seat >= P.s.n) throw py::value_error("no seat " + std::to_string(seat));
+            check_seat(P, seat);
             return int(P.s.bombs[seat]);
           }, py::arg("seat"), "bomb-class plays of a seat (ROCKET and JOKER_BOMB included)")
       .def_property_readonly("bombs_total", [](const PlayStateObj& P) { return P.s.bombs_total(); })
@@ -199,11 +204,11 @@ void register_play(py::module_& m) {
             return int(P.s.kind_plays[ROCKET] + P.s.kind_plays[JOKER_BOMB]);
           }, "ROCKET plays (one deck) or JOKER_BOMB plays (two decks)")
       .def("plays_made", [](const PlayStateObj& P, int seat) {
-            if (seat < 0 || seat >= P.s.n) throw py::value_error("no seat " + std::to_string(seat));
+            check_seat(P, seat);
             return int(P.s.plays[seat]);
           }, py::arg("seat"), "non-pass plays of a seat")
       .def("missiles", [](const PlayStateObj& P, int seat) {
-            if (seat < 0 || seat >= P.s.n) throw py::value_error("no seat " + std::to_string(seat));
+            check_seat(P, seat);
             return int(P.s.missiles[seat]);
           }, py::arg("seat"), "BENGBU4 missile units: BOMB7, BOMB8 and JOKER_BOMB plays made whole (§2.3.7)")
       .def_property_readonly("bomb_limits", [](const PlayStateObj& P) {

@@ -113,7 +113,21 @@ def is_bomb_or_rocket(m: str) -> bool:
 
 
 # --------------------------------------------------------------------------- douzero
-class DouZeroPeer:
+class _Peer:
+    """A peer engine imported lazily by ``_load()``."""
+
+    def _load(self):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def available(self) -> bool:
+        try:
+            self._load()
+            return True
+        except Exception:  # pragma: no cover - depends on the environment
+            return False
+
+
+class DouZeroPeer(_Peer):
     """douzero 1.1.0. Cards are ints: 3..14 = 3..A, 17 = '2', 20 = 'B', 30 = 'R'."""
 
     name = "douzero"
@@ -122,13 +136,6 @@ class DouZeroPeer:
 
     def __init__(self):
         self._mods = None
-
-    def available(self) -> bool:
-        try:
-            self._load()
-            return True
-        except Exception:  # pragma: no cover - depends on the environment
-            return False
 
     def _load(self):
         if self._mods is None:
@@ -223,20 +230,13 @@ class _RLCard:
             self.rank, self.suit = ch, "S"
 
 
-class RLCardPeer:
+class RLCardPeer(_Peer):
     """rlcard 1.2.0 (needs ``termcolor`` for ``import rlcard``)."""
 
     name = "rlcard"
 
     def __init__(self):
         self._mods = None
-
-    def available(self) -> bool:
-        try:
-            self._load()
-            return True
-        except Exception:  # pragma: no cover
-            return False
 
     def _load(self):
         if self._mods is None:
@@ -275,7 +275,7 @@ class RLCardPeer:
 
 
 # --------------------------------------------------------------------------- open_spiel
-class OpenSpielPeer:
+class OpenSpielPeer(_Peer):
     """open_spiel 2.0.2 ``dou_dizhu``.
 
     Player actions: 0 = pass, 1..3 = bids, 4..26056 = plays (26,053 ids). Chance
@@ -297,13 +297,6 @@ class OpenSpielPeer:
         self._game = None
         self._id2str = None
         self._str2ids = None
-
-    def available(self) -> bool:
-        try:
-            self._load()
-            return True
-        except Exception:  # pragma: no cover
-            return False
 
     def _load(self):
         if self._game is None:
