@@ -36,11 +36,11 @@ from . import bots
 __version__ = "0.1.0"
 
 __all__ = [
-    "CardError", "Cards", "Game", "GameResult", "IllegalAction", "Kind", "Move", "MoveError", "PASS", "PlayState",
-    "MATCH_TIERS", "Matchmaker", "ROOMS", "Room", "Rules", "Settlement", "bots", "card_id", "card_name", "kitty_factor", "settle",
-    "SimulationResult", "VARIANTS", "classify", "count_moves", "cpu_has_fast_isa", "deal", "decode",
-    "dispatch_level", "hand_words", "legal_moves", "legal_moves_array", "legal_moves_batch",
-    "set_dispatch_level", "simulate", "__version__",
+    "bots", "card_id", "card_name", "CardError", "Cards", "classify", "count_moves", "cpu_has_fast_isa",
+    "deal", "decode", "dispatch_level", "Game", "GameResult", "hand_words", "IllegalAction", "Kind",
+    "kitty_factor", "legal_moves", "legal_moves_array", "legal_moves_batch", "MATCH_TIERS", "Matchmaker",
+    "Move", "MoveError", "PASS", "PlayState", "Room", "ROOMS", "Rules", "set_dispatch_level", "settle",
+    "Settlement", "simulate", "SimulationResult", "VARIANTS", "__version__",
 ]
 
 PASS = "PASS"  # the pass action token, accepted by PlayState.apply (as is a PASS Move or Rules.pass_id)
