@@ -270,3 +270,20 @@ def test_compat_presets_do_not_copy_peer_bugs():
     # DouZero's extras are legal plays of its preset, illegal in default CLASSIC3.
     for play in ["333444BR", "3333BR", "3334445556667777", "333355"]:
         assert ddz.classify(play, dz) is not None and ddz.classify(play, ddz.Rules.classic()) is None
+
+
+@pytest.mark.parametrize("rules, word, ok", [
+    (ddz.Rules.classic(), 4, True), (ddz.Rules.classic(), 5, False),                 # four 3s / five 3s
+    (ddz.Rules.classic(), 1 << 52, True), (ddz.Rules.classic(), 2 << 52, False),     # one B / two B
+    (ddz.Rules.classic(), 1 << 60, False),                                           # beyond the 15 nibbles
+    (ddz.Rules.bengbu(), 8 << 48, True), (ddz.Rules.bengbu(), 9 << 48, False),       # eight 2s / nine 2s
+    (ddz.Rules.bengbu(), 15 << 4, False), (ddz.Rules.bengbu(), 2 << 56, True),       # fifteen 4s / two R
+    (ddz.Rules.bengbu(), 3 << 56, False),                                            # three R
+])
+def test_batch_rejects_words_beyond_the_deck(rules, word, ok):
+    arr = np.array([word], dtype=np.uint64)
+    if ok:
+        assert ddz.legal_moves_batch(arr, rules, count_only=True)[1][0] >= 1
+    else:
+        with pytest.raises(ddz.CardError, match="hands\\[0\\]"):
+            ddz.legal_moves_batch(arr, rules)

@@ -239,11 +239,9 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
           auto a = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(hands);
           if (!a || a.ndim() != 1) throw py::value_error("hands array must be 1-D uint64 rank-count words");
           words.assign(a.data(), a.data() + a.size());
-          int lim = rp->r.max_per_rank(), jl = rp->r.max_joker();
           for (size_t i = 0; i < words.size(); ++i)
-            for (int r = 0; r < kRanks; ++r)
-              if (count_of(words[i], r) > (r >= kB ? jl : lim) || (words[i] >> 60))
-                throw CardError("hands[" + std::to_string(i) + "] is not a valid rank-count word for these rules");
+            if (!valid_word(rp->r, words[i]))
+              throw CardError("hands[" + std::to_string(i) + "] is not a valid rank-count word for these rules");
         } else {
           for (py::handle h : hands) words.push_back(hand_arg(h, *rp, "hand"));
         }
@@ -284,16 +282,12 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
           ext.borrow(out_arr.mutable_data(), size_t(out_arr.size()));
         }
         MoveBuffer& dst = use_out ? ext : buf;
-        uint64_t total = 0;
         {
           py::gil_scoped_release nogil;
-          off[0] = 0;
-          for (size_t i = 0; i < n; ++i) {
-            const Interp* t = has_top[i] ? &tops[i] : nullptr;
-            if (count_only) total += count(rp->r, words[i], t);
-            else generate(rp->r, words[i], t, dst);
-            off[i + 1] = count_only ? int64_t(total) : int64_t(dst.size);
-          }
+          std::vector<const Interp*> top_ptr(n);
+          for (size_t i = 0; i < n; ++i) top_ptr[i] = has_top[i] ? &tops[i] : nullptr;
+          if (count_only) count_batch(rp->r, words.data(), top_ptr.data(), n, off);
+          else generate_batch(rp->r, words.data(), top_ptr.data(), n, dst, off);
         }
         if (count_only) {
           py::array_t<int64_t> counts{py::ssize_t(n)};

@@ -156,6 +156,13 @@ struct MoveBuffer {
 void generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out);
 /// The same count, nothing stored (closed-form kicker counts).
 uint64_t count(const Rules& r, Counts hand, const Interp* top);
+/// generate / count over many hands (tops[i] null: a lead), one ISA dispatch for the whole
+/// batch; offsets[i+1] = the end of hand i's moves in out (or the running count).
+void generate_batch(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, MoveBuffer& out,
+                    int64_t* offsets);
+void count_batch(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, int64_t* offsets);
+/// True when every nibble of a rank-count word is within the deck's limits.
+bool valid_word(const Rules& r, Counts w);
 /// Every (cards, kind) reading of every play of at most r.max_cards cards (the action space).
 void generate_universe(const Rules& r, MoveBuffer& out);
 

@@ -92,6 +92,40 @@ uint64_t count(const Rules& r, Counts hand, const Interp* top) {
   return scalar::count_impl(r, hand, top);
 }
 
+template <class Gen1>
+static void batch_loop(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, MoveBuffer& out,
+                       int64_t* offsets, Gen1 gen1) {
+  offsets[0] = int64_t(out.size);
+  for (size_t i = 0; i < n; ++i) {
+    gen1(r, hands[i], tops[i], out);
+    offsets[i + 1] = int64_t(out.size);
+  }
+}
+
+void generate_batch(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, MoveBuffer& out,
+                    int64_t* offsets) {
+  if (r.ambiguous()) return batch_loop(r, hands, tops, n, out, offsets, generate);
+#ifdef DDZ_HAVE_FAST
+  if (dispatch_level() == 1) return batch_loop(r, hands, tops, n, out, offsets, fast::gen_impl);
+#endif
+  batch_loop(r, hands, tops, n, out, offsets, scalar::gen_impl);
+}
+
+void count_batch(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, int64_t* offsets) {
+  offsets[0] = 0;
+  for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + int64_t(count(r, hands[i], tops[i]));
+}
+
+bool valid_word(const Rules& r, Counts w) {
+  if (w >> 60) return false;
+  constexpr uint64_t kRanksOnly = (uint64_t(1) << 52) - 1;
+  // ranks: no nibble above max_per_rank (4 or 8); jokers: none above max_joker (1 or 2)
+  uint64_t rank_over = r.two_decks ? ((w & kHighs) >> 3) & ((w | (w >> 1) | (w >> 2)) & kOnes)
+                                   : at_least_nibbles(w, 5);
+  uint64_t joker_over = at_least_nibbles(w, r.max_joker() + 1) & ~kRanksOnly;
+  return !(rank_over & kRanksOnly) && !joker_over;
+}
+
 void generate_universe(const Rules& r, MoveBuffer& out) {
   Counts deck = 0;
   for (int rk = 0; rk < 13; ++rk) deck += Counts(r.max_per_rank()) * unit(rk);
