@@ -157,8 +157,8 @@ def _cmd_play(args: argparse.Namespace, stdin: Optional[TextIO] = None, stdout: 
     while not g.is_over:
         g.step_bots()
         hist = g.history
-        for s, token in hist[shown:]:
-            who = "system" if s is None else f"seat {s}{_role(g, s)}"
+        for actor, token in hist[shown:]:
+            who = "system" if actor is None else f"seat {actor}{_role(g, actor)}"
             con.print(f"{who}: {_play_markup(token, rules.decks)}")
         shown = len(hist)
         if g.is_over:
@@ -170,8 +170,8 @@ def _cmd_play(args: argparse.Namespace, stdin: Optional[TextIO] = None, stdout: 
             con.print("\n[yellow]end of input: the hand is abandoned[/]")
             return 1
     hist = g.history
-    for s, token in hist[shown:]:
-        who = "system" if s is None else f"seat {s}{_role(g, s)}"
+    for actor, token in hist[shown:]:
+        who = "system" if actor is None else f"seat {actor}{_role(g, actor)}"
         con.print(f"{who}: {_play_markup(token, rules.decks)}")
     _print_result(con, g)
     if args.record:
@@ -183,6 +183,7 @@ def _cmd_play(args: argparse.Namespace, stdin: Optional[TextIO] = None, stdout: 
 
 def _print_result(con: Console, g: Game) -> None:
     r = g.result
+    assert r is not None, "the hand is not over"
     con.print(f"[bold]hand over[/]: {r.kind}" + (f", {r.winner_side} win" if r.winner_side else "")
               + (f" (seat {r.winner_seat} went out)" if r.winner_seat is not None else ""))
     con.print(f"multiplier {r.multiplier} = " + " × ".join(f"{k} {v}" for k, v in r.factors.items()))
@@ -333,14 +334,14 @@ def _cmd_replay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> in
     first = record["deals"][0]
     for s, hand in enumerate(first["hands"]):
         con.print(f"seat {s} dealt: {show_cards(hand, decks)}")
-    for n, (s, token) in enumerate(g.history, 1):
+    for n, (actor, token) in enumerate(g.history, 1):
         if token == "REDEAL":
             deal_no += 1
             con.print(f"{n:3d}. system: REDEAL")
             for seat, hand in enumerate(record["deals"][deal_no]["hands"]):
                 con.print(f"     seat {seat} dealt: {show_cards(hand, decks)}")
             continue
-        con.print(f"{n:3d}. seat {s}: {_play_markup(token, decks)}")
+        con.print(f"{n:3d}. seat {actor}: {_play_markup(token, decks)}")
     if g.is_over:
         _print_result(con, g)
     else:

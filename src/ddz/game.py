@@ -96,9 +96,10 @@ class Game:
         for name, v in (("base", base), ("initial_multiplier", initial_multiplier)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, not {v!r}")
-        for name, v in (("first_bidder", first_bidder), ("first_to_decide", first_to_decide)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < self._n):
-                raise ValueError(f"{name} must be a seat 0..{self._n - 1}, not {v!r}")
+        for name, seat_arg in (("first_bidder", first_bidder), ("first_to_decide", first_to_decide)):
+            if seat_arg is not None and (isinstance(seat_arg, bool) or not isinstance(seat_arg, int)
+                                         or not 0 <= seat_arg < self._n):
+                raise ValueError(f"{name} must be a seat 0..{self._n - 1}, not {seat_arg!r}")
         if first_to_decide is not None and self._variant != "two_player":
             raise ValueError("first_to_decide exists only in TWOP (the PRE_DEAL phase, RULES.md §2.2.3)")
         self._seed = seed
@@ -228,7 +229,7 @@ class Game:
         self._start_deal()
 
     def _take_kitty(self) -> None:
-        self._held[self._landlord] = sorted(self._held[self._landlord] + self._kitty)
+        self._held[self._ll] = sorted(self._held[self._ll] + self._kitty)
         self._kitty_revealed = True
 
     # ---- protocol ---------------------------------------------------------------
@@ -247,7 +248,7 @@ class Game:
     @property
     def current_seat(self) -> Optional[int]:
         if self._phase == "PLAY":
-            return self._ps.current_seat
+            return self._play.current_seat
         return self._seat
 
     @property
@@ -286,6 +287,23 @@ class Game:
     def num_players(self) -> int:
         return self._n
 
+    @property
+    def _play(self) -> PlayState:
+        """The play state, once the play phase has started."""
+        assert self._ps is not None, "the play phase has not started"
+        return self._ps
+
+    @property
+    def _ll(self) -> int:
+        """The landlord seat, once it is known."""
+        assert self._landlord is not None, "no landlord yet"
+        return self._landlord
+
+    def _acting(self) -> int:
+        seat = self.current_seat
+        assert seat is not None, "nobody is to act"
+        return seat
+
     def hand(self, seat: int) -> Cards:
         """A seat's cards by rank (server view; empty before the deal)."""
         self._check_seat(seat)
@@ -317,7 +335,7 @@ class Game:
         if self._phase == "OVER":
             return []
         if self._phase == "PLAY":
-            return [("PASS" if m.is_pass else f"PLAY {m}") for m in self._ps.legal_moves()]
+            return [("PASS" if m.is_pass else f"PLAY {m}") for m in self._play.legal_moves()]
         return self._decision_actions()
 
     def apply(self, action: Any) -> str:
@@ -329,7 +347,7 @@ class Game:
     def _apply(self, action: Any) -> str:
         if self._phase == "OVER":
             raise IllegalAction("the hand is over: no action is legal")
-        seat = self.current_seat
+        seat = self._acting()
         if self._phase == "PLAY":
             token = self._apply_play(action)
         else:
@@ -346,7 +364,7 @@ class Game:
     # ---- the play phase ------------------------------------------------------------
     def _start_play(self, bomb_limits: Optional[List[Optional[int]]] = None) -> None:
         hands = [Cards(ranks_of(h), decks=self._decks) for h in self._held]
-        self._ps = PlayState(hands, self._landlord, self._rules, bomb_limits=bomb_limits)
+        self._ps = PlayState(hands, self._ll, self._rules, bomb_limits=bomb_limits)
         self._phase = "PLAY"
         self._seat = None
 
@@ -393,20 +411,20 @@ class Game:
         return ids
 
     def _apply_play(self, action: Any) -> str:
-        seat = self._ps.current_seat
+        seat = self._play.current_seat
         ids = self._physical_play(seat, action)
         if ids is None:
-            self._ps.apply("PASS")
+            self._play.apply("PASS")
             token = "PASS"
         else:
-            self._ps.apply(ranks_of(ids))  # validates the combination; raises and changes nothing
+            self._play.apply(ranks_of(ids))  # validates the combination; raises and changes nothing
             held = self._held[seat]
             for c in ids:
                 held.remove(c)
             token = "PLAY " + " ".join(card_name(c, self._decks) for c in sorted(ids))
         self._history.append((seat, token))
         self._actions.append({"seat": seat, "action": token})
-        if self._ps.is_over:
+        if self._play.is_over:
             self._finish(self._score())
         else:
             self._after_play_action(seat)
@@ -421,7 +439,7 @@ class Game:
         self._seat = None
 
     def _bombs_for_multiplier(self, kinds: Sequence[Kind]) -> int:
-        return sum(n for k, n in self._ps.bombs_by_kind.items() if k in kinds)
+        return sum(n for k, n in self._play.bombs_by_kind.items() if k in kinds)
 
     # ---- observation --------------------------------------------------------------
     def _visible_seats(self) -> set:
@@ -458,9 +476,9 @@ class Game:
 
     def _public_top(self) -> Optional[List[Any]]:
         """[owner, ranks] of the play to beat in PLAY, else None (public information)."""
-        if self._ps is None or self._phase not in ("PLAY", "FANSHEN", "YAPO") or self._ps.top is None:
+        if self._ps is None or self._phase not in ("PLAY", "FANSHEN", "YAPO") or self._play.top is None:
             return None
-        move, owner = self._ps.top
+        move, owner = self._play.top
         return [owner, str(move)]
 
     # ---- record -------------------------------------------------------------------
@@ -541,13 +559,14 @@ class Game:
             raise IllegalAction("the hand is over: no decision is timed")
         if self._rules.options["timeout_policy"] == "bot":
             from .bots import RuleBot
-            bot = self._bots.get(self.current_seat) or RuleBot()
-            return bot.act(self, self.current_seat)
+            seat = self._acting()
+            bot = self._bots.get(seat) or RuleBot()
+            return bot.act(self, seat)
         legal = self.legal_actions()
         for token in ("NO_CALL", "NO_ROB", "NO_SHOW", "NORMAL_START", "NO_FANSHEN", "NO_YAPO", "CLOSED", "PASS"):
             if token in legal:
                 return token
-        cards = self._held[self.current_seat]
+        cards = self._held[self._acting()]
         lowest = min(cards, key=lambda c: (card_rank(c), c))
         return "PLAY " + card_name(lowest, self._decks)
 
@@ -558,7 +577,7 @@ class Game:
         return self.apply(token)
 
     def _note_timeout(self) -> None:
-        seat = self.current_seat
+        seat = self._acting()
         self._history.append((seat, "TIMEOUT"))
         self._actions.append({"seat": seat, "action": "TIMEOUT"})
 
@@ -675,7 +694,7 @@ class _ClassicGame(Game):
         elif self._phase == "FINAL_ROB":
             if token == "ROB":
                 self._robs += 1
-                self._landlord_known(self._caller)
+                self._landlord_known(self._called())
             else:
                 first = opts["classic_rob_winner"] == "first"
                 self._landlord_known(self._robbers[0] if first else self._robbers[-1])
@@ -687,12 +706,16 @@ class _ClassicGame(Game):
                 self._reveal_kitty()
             self._start_play()
 
+    def _called(self) -> int:
+        assert self._caller is not None, "nobody has called"
+        return self._caller
+
     def _next_rob(self) -> None:
         if self._rob_queue:
             self._phase = "ROB"
             self._seat = self._rob_queue.pop(0)
         elif not self._robbers:
-            self._landlord_known(self._caller)
+            self._landlord_known(self._called())
         else:
             self._phase = "FINAL_ROB"
             self._seat = self._caller
@@ -710,7 +733,7 @@ class _ClassicGame(Game):
 
     def _current_factors(self) -> Dict[str, Any]:
         bombs = self._bombs_for_multiplier((Kind.BOMB, Kind.ROCKET)) if self._ps else 0
-        spring = bool(self._ps and (self._ps.spring or self._ps.anti_spring))
+        spring = bool(self._ps and (self._play.spring or self._play.anti_spring))
         return {"rob": min(2 ** self._robs, self._rules.options["classic_rob_cap"]),
                 "show": 2 if self._showed else 1, "kitty": self._kitty_f, "bomb": 2 ** bombs,
                 "spring": 2 if spring else 1}
@@ -719,7 +742,7 @@ class _ClassicGame(Game):
         return f["rob"] * f["show"] * f["kitty"] * f["bomb"] * f["spring"]
 
     def _score(self) -> GameResult:
-        ps = self._ps
+        ps = self._play
         f = self._current_factors()
         d = self._multiplier(f)
         x = self._base * self._imult * d
@@ -811,7 +834,7 @@ class _TwoPlayerGame(Game):
 
     def _enter_fanshen(self) -> None:
         self._phase = "FANSHEN"
-        self._seat = 1 - self._landlord
+        self._seat = 1 - self._ll
 
     def _resume_play(self) -> None:
         self._phase = "PLAY"
@@ -820,7 +843,7 @@ class _TwoPlayerGame(Game):
     def _after_play_action(self, seat: int) -> None:
         # farmer_first_turn: the farmer decides before his first play action (A24)
         if (self._fanshen is None and self._rules.options["twop_fanshen_point"] == "farmer_first_turn"
-                and seat == self._landlord and self._ps.current_seat != self._landlord):
+                and seat == self._landlord and self._play.current_seat != self._landlord):
             self._enter_fanshen()
 
     def _g(self) -> int:
@@ -830,7 +853,7 @@ class _TwoPlayerGame(Game):
         opts = self._rules.options
         kinds = (Kind.BOMB, Kind.ROCKET) if opts["twop_rocket_doubles"] else (Kind.BOMB,)
         bombs = self._bombs_for_multiplier(kinds) if self._ps else 0
-        spring = bool(self._ps and (self._ps.spring or self._ps.anti_spring))
+        spring = bool(self._ps and (self._play.spring or self._play.anti_spring))
         shows = len(self._showers)
         show_f = (5 ** shows if opts["twop_show_start_stacks"] else 5) if shows else 1
         return {"show_start": show_f, "fanshen": self._g(), "bomb": 2 ** bombs, "spring": 2 if spring else 1}
@@ -839,7 +862,7 @@ class _TwoPlayerGame(Game):
         return f["show_start"] * f["fanshen"] * f["bomb"] * f["spring"]
 
     def _score(self) -> GameResult:
-        ps = self._ps
+        ps = self._play
         opts = self._rules.options
         f = self._current_factors()
         m_act = self._multiplier(f)
@@ -847,8 +870,8 @@ class _TwoPlayerGame(Game):
         won = ps.winner_side == "landlord"
         role = 1 if opts["twop_zero_sum"] else 2
         scores = [0, 0]
-        scores[self._landlord] = role * x if won else -role * x
-        scores[1 - self._landlord] = -x if won else x
+        scores[self._ll] = role * x if won else -role * x
+        scores[1 - self._ll] = -x if won else x
         kinds = (Kind.BOMB, Kind.ROCKET) if opts["twop_rocket_doubles"] else (Kind.BOMB,)
         return GameResult(kind="normal", winner_side=ps.winner_side, landlord=self._landlord,
                           winner_seat=ps.winner_seat, multiplier=m_act, factors=f, unit=x, scores=scores,
@@ -948,7 +971,7 @@ class _BengbuGame(Game):
                 if self._h == 0:
                     self._redeal()
                 else:
-                    self._landlord_known(self._holder, self._h)
+                    self._landlord_known(self._bidder(), self._h)
             else:
                 self._seat = (seat + 1) % 4
         else:  # OPEN_CHOICE
@@ -969,6 +992,10 @@ class _BengbuGame(Game):
             self._phase = "OPEN_CHOICE"
             self._seat = seat
 
+    def _bidder(self) -> int:
+        assert self._holder is not None, "nobody has bid"
+        return self._holder
+
     @staticmethod
     def bomb_limits_from_bids(bids: Sequence[Tuple[int, str, int]], landlord: int) -> List[Optional[int]]:
         """§2.3.6: per seat, None = unlimited; `bids` = (seat, token, h when it acted)."""
@@ -982,6 +1009,10 @@ class _BengbuGame(Game):
                 limits[seat] = None if h == 3 else 2 if h in (1, 2) else 1
         return limits
 
+    def _base_bid(self) -> int:
+        assert self._bid_base is not None, "the bidding has not ended"
+        return self._bid_base
+
     def _current_factors(self) -> Dict[str, Any]:
         return {"base": self._bid_base if self._bid_base is not None else self._h, "open": self._open}
 
@@ -989,14 +1020,14 @@ class _BengbuGame(Game):
         return 1
 
     def _score(self) -> GameResult:
-        ps = self._ps
+        ps = self._play
         opts = self._rules.options
-        base = self._bid_base
+        base = self._base_bid()
         kw, kl = (3, 2) if self._open else (1, 1)
         once = opts["bengbu_missiles_once_per_player"]
         m = [min(ps.missiles(s), 1) if once else ps.missiles(s) for s in range(4)]
         won = ps.winner_side == "landlord"
-        L = self._landlord
+        L = self._ll
         scores = [0] * 4
         for s in range(4):
             if s == L:
@@ -1017,7 +1048,7 @@ class _BengbuGame(Game):
         when a farmer leaves a landlord's hand."""
         opts = self._rules.options
         landlord = self._landlord
-        unit = self._bid_base if (opts["bengbu_escape_scaled"] and landlord is not None) else 3
+        unit = self._base_bid() if (opts["bengbu_escape_scaled"] and landlord is not None) else 3
         scores = [0] * 4
         scores[seat] = -9 * unit
         for s in range(4):

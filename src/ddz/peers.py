@@ -377,7 +377,7 @@ class OpenSpielPeer(_Peer):
         c = counts(seat0 + seat1 + seat2)
         if any(n > 4 for n in c[:13]) or c[13] > 1 or c[14] > 1:
             raise ValueError("seat hands overlap / exceed one deck")
-        taken = set()
+        taken: set = set()
         ids = [self._card_ids(s, taken) for s in (seat0, seat1, seat2)]
         st = self._load().new_initial_state()
         st.apply_action(0)  # face-up card position 0 -> seat 0 bids first
@@ -393,7 +393,7 @@ class OpenSpielPeer(_Peer):
         c = counts(pool)
         av = set(avoid)
         order = sorted(range(15), key=lambda v: (ORDER[v] in av, v))
-        got = []
+        got: list = []
         for v in order:
             while c[v] and len(got) < n:
                 c[v] -= 1

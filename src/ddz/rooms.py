@@ -390,7 +390,7 @@ def _classic(result: GameResult, room: Room, coins: Tuple[int, ...], lf: int) ->
         raise ValueError(f"result.scores {sc} do not match a CLASSIC3 {result.winner_side} win with unit "
                          f"{u}, landlord seat {L} and loss_factor={lf}: expected {want}{hint}")
 
-    X = room.base * room.initial_multiplier * D
+    X = _need(room.base) * _need(room.initial_multiplier) * D
     C = room.cap
     cL, c1, c2 = coins[L], coins[f1], coins[f2]
     nominal = [0, 0, 0]
@@ -425,7 +425,7 @@ def _classic(result: GameResult, room: Room, coins: Tuple[int, ...], lf: int) ->
         # 3. a farmer never wins more than twice his starting coins; the rest stays with the landlord
         w1, w2 = min(s, 2 * c1), min(s, 2 * c2)
         gross[L], gross[f1], gross[f2] = -(w1 + w2), w1, w2
-    r = room.rake_percent
+    r = _need(room.rake_percent)
     rake = [g * r // 100 if g > 0 else 0 for g in gross]
     changes = [g - k for g, k in zip(gross, rake)]
     return Settlement(room.name, "classic", "normal", X, coins, tuple(nominal), tuple(gross), tuple(rake),
@@ -434,11 +434,17 @@ def _classic(result: GameResult, room: Room, coins: Tuple[int, ...], lf: int) ->
 
 # ---- TWOP (§2.2.8, §4.1) -----------------------------------------------------------
 
+def _need(value: Optional[int]) -> int:
+    """A room field that validation guarantees for this variant."""
+    assert value is not None, "room field missing for its variant"
+    return value
+
+
 def _twop_win(room: Room, amount_units: int, coins_start: int) -> Tuple[int, int]:
     """Coin-room win: (nominal floor(amount·N·win_factor), capped at floor(max_win_factor·coins))."""
     wf: Fraction = room._wf  # type: ignore[attr-defined]
     mwf: Fraction = room._mwf  # type: ignore[attr-defined]
-    nominal = amount_units * room.coefficient * wf.numerator // wf.denominator
+    nominal = amount_units * _need(room.coefficient) * wf.numerator // wf.denominator
     cap = coins_start * mwf.numerator // mwf.denominator
     return nominal, min(nominal, cap)
 
@@ -449,7 +455,7 @@ def _twop(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
     won = _winner(result)
     m = _check_int("result.multiplier", result.multiplier, 1)
     sc = _int_scores(result)
-    X = room.initial_multiplier * m
+    X = _need(room.initial_multiplier) * m
     if result.unit != X:
         raise ValueError(f"result.unit {result.unit!r} != room.initial_multiplier × result.multiplier = "
                          f"{room.initial_multiplier} × {m}: play the hand with "
@@ -462,15 +468,15 @@ def _twop(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
         raise ValueError(f"result.scores {sc} do not match a TWOP {result.winner_side} win at X = {X} with "
                          f"landlord seat {L} (landlord ±2X or ±X, farmer ∓X)")
     if room.kind == "score":
-        gross = tuple(sc)
-        return Settlement(room.name, "two_player", "normal", X, coins, gross, gross, (0, 0), gross,
-                          tuple(c + d for c, d in zip(coins, gross)), sum(gross))
+        score_gross = tuple(sc)
+        return Settlement(room.name, "two_player", "normal", X, coins, score_gross, score_gross, (0, 0),
+                          score_gross, tuple(c + d for c, d in zip(coins, score_gross)), sum(score_gross))
     A = {L: A_L, F: 1}
     w, l = (L, F) if won else (F, L)
     nominal = [0, 0]
     gross = [0, 0]
-    nominal[l] = -X * A[l] * room.coefficient
-    gross[l] = -min(X * A[l] * room.coefficient, coins[l])  # 扣到零为止
+    nominal[l] = -X * A[l] * _need(room.coefficient)
+    gross[l] = -min(X * A[l] * _need(room.coefficient), coins[l])  # 扣到零为止
     nominal[w], gross[w] = _twop_win(room, X * A[w], coins[w])
     return Settlement(room.name, "two_player", "normal", X, coins, tuple(nominal), tuple(gross), (0, 0),
                       tuple(gross), tuple(c + d for c, d in zip(coins, gross)), sum(gross))
@@ -518,12 +524,12 @@ def _twop_escape(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Sett
                          f"−A·E·I, remaining A_rem·I·m_esc or 0)")
     X = I * m
     if room.kind == "score":
-        gross = tuple(sc)
-        return Settlement(room.name, "two_player", "escape", X, coins, gross, gross, (0, 0), gross,
-                          tuple(c + d for c, d in zip(coins, gross)), sum(gross))
+        score_gross = tuple(sc)
+        return Settlement(room.name, "two_player", "escape", X, coins, score_gross, score_gross, (0, 0),
+                          score_gross, tuple(c + d for c, d in zip(coins, score_gross)), sum(score_gross))
     nominal = [0, 0]
     gross = [0, 0]
-    penalty = a_esc * E * I * room.coefficient
+    penalty = a_esc * E * I * _need(room.coefficient)
     nominal[esc], gross[esc] = -penalty, -min(penalty, coins[esc])  # 扣到零为止
     if comp == "normal_win":
         nominal[rem], gross[rem] = _twop_win(room, X * a_rem, coins[rem])
@@ -545,6 +551,6 @@ def _bengbu(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlemen
         esc = _seat(f.get("escapee") if isinstance(f, dict) else None, 4, "result.factors['escapee']")
         if sc[esc] >= 0 or any(s < 0 for i, s in enumerate(sc) if i != esc):
             raise ValueError(f"result.scores {sc} of a BENGBU4 escape: only the escapee (seat {esc}) pays")
-    money = tuple(s * room.point_value for s in sc)
-    return Settlement(room.name, "bengbu", result.kind, room.point_value, coins, money, money, (0,) * 4, money,
+    money = tuple(s * _need(room.point_value) for s in sc)
+    return Settlement(room.name, "bengbu", result.kind, _need(room.point_value), coins, money, money, (0,) * 4, money,
                       tuple(c + d for c, d in zip(coins, money)), 0)
