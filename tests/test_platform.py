@@ -202,17 +202,20 @@ def test_timeout_applies_the_default_action_at_every_phase(variant, phase_defaul
         g = ddz.Game(rules, seed=seed)
         while not g.is_over:
             phase, seat = g.phase, g.current_seat
+            leading = phase == "PLAY" and g.play_state.top is None
+            lowest = str(g.hand(seat))[:1]
             if rng.random() < 0.3:
                 assert g.elapsed(10) is None and g.time_left == pytest.approx(20)
                 hist = len(g.history)
                 token = g.elapsed(25)  # 35 s > 30 s: the timer fires
-                assert g.history[hist] == (seat, "TIMEOUT")
+                assert g.history[hist] == (seat, "TIMEOUT") and g.history[hist + 1] == (seat, token)
                 if phase in phase_default:
                     assert token == phase_default[phase]
-                elif g.history[hist + 1][1] == "PASS":
-                    pass
-                else:  # a lead: the lowest single card of the hand
-                    assert token.startswith("PLAY ") and len(token.split()) == 2
+                elif leading:  # a lead: the single lowest card of the hand
+                    assert len(token.split()) == 2 and ddz.cards.RANKS[ddz.cards.card_rank(
+                        ddz.card_id(token.split()[1], rules.decks))] == lowest
+                else:  # following: pass
+                    assert token == "PASS"
                 seen.add(phase)
                 assert g.time_left in (None, 30)
             else:
