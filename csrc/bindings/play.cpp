@@ -7,7 +7,6 @@
 namespace {
 
 const char* variant_name(const Rules& r) { return r.variant == 0 ? "CLASSIC3" : r.variant == 1 ? "TWOP" : "BENGBU4"; }
-int players_of(const Rules& r) { return r.variant == 0 ? 3 : r.variant == 1 ? 2 : 4; }
 
 struct LogEntry {
   uint8_t seat;
@@ -125,7 +124,7 @@ void register_play(py::module_& m) {
                            "hand. A fixed-size value with an undo log; clone() copies it.")
       .def(py::init([](py::sequence hands, int landlord, RulesPtr rp, py::object bomb_limits) {
              const Rules& r = rp->r;
-             const int n = players_of(r);
+             const int n = r.players();
              if (int(py::len(hands)) != n)
                throw py::value_error(std::string(variant_name(r)) + " has " + std::to_string(n) + " seats, got " +
                                      std::to_string(py::len(hands)) + " hands");
@@ -292,7 +291,7 @@ void register_play(py::module_& m) {
         int landlord;
         deal_game(rp->r, seed, game, hands, landlord);
         py::list l;
-        for (int i = 0; i < players_of(rp->r); ++i) l.append(CardsObj{hands[i], rp->decks()});
+        for (int i = 0; i < rp->r.players(); ++i) l.append(CardsObj{hands[i], rp->decks()});
         return py::make_tuple(l, landlord);
       }, py::arg("rules"), py::arg("seed"), py::arg("game") = 0,
       "The seeded deal of game `game` that simulate() plays: (hands with the kitty in the landlord's, landlord).");

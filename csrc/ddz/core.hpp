@@ -86,6 +86,7 @@ struct Rules {
   int cap = 1;                // single_kicker_rank_cap
   int max_cards = 20;         // the largest hand of the variant (bounds the action space)
 
+  int players() const { return variant == 0 ? 3 : variant == 1 ? 2 : 4; }
   int max_per_rank() const { return two_decks ? 8 : 4; }
   int max_joker() const { return two_decks ? 2 : 1; }
   /// Relaxed options can give one multiset several readings (§2.0.4); then the

@@ -131,13 +131,12 @@ Rng game_rng(uint64_t seed, uint64_t game) {
   return g;
 }
 
-int players_of(const Rules& r) { return r.variant == 0 ? 3 : r.variant == 1 ? 2 : 4; }
 
 }  // namespace
 
 void deal_game(const Rules& r, uint64_t seed, uint64_t game, Counts* hands, int& landlord) {
   Rng g = game_rng(seed, game);
-  const int n = players_of(r);
+  const int n = r.players();
   uint8_t deck[108];
   int size = 0;
   for (int rk = 0; rk < 13; ++rk)
@@ -204,7 +203,7 @@ size_t greedy_pick(const Rules& r, const PlayState& s, const Enc* moves, size_t 
 void simulate_range(const Rules& r, int policy, uint64_t seed, uint64_t first, uint64_t last, SimResult* out) {
   MoveBuffer buf;
   buf.reserve(4096);
-  const int n = players_of(r);
+  const int n = r.players();
   for (uint64_t g = first; g < last; ++g) {
     Counts hands[4];
     int landlord;

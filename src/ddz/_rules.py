@@ -12,6 +12,7 @@ __all__ = ["Rules", "VARIANTS"]
 VARIANTS = ("classic", "two_player", "bengbu")
 _VARIANT_ID = {"classic": 0, "two_player": 1, "bengbu": 2}
 _MAX_HAND = {"classic": 20, "two_player": 23, "bengbu": 33}
+PLAYERS = {"classic": 3, "two_player": 2, "bengbu": 4}
 
 
 def _bool(name: str, v: Any) -> bool:
@@ -206,7 +207,7 @@ class Rules(_core.RulesCore):
 
     @property
     def players(self) -> int:
-        return {"classic": 3, "two_player": 2, "bengbu": 4}[self.variant]
+        return PLAYERS[self.variant]
 
     @property
     def max_hand(self) -> int:

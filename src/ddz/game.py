@@ -23,7 +23,6 @@ __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_facto
 RECORD_FORMAT = "ddz-game"
 RECORD_VERSION = 1
 
-_PLAYERS = {"classic": 3, "two_player": 2, "bengbu": 4}
 _HAND_SIZE = {"classic": 17, "two_player": 20, "bengbu": 25}
 _KITTY_SIZE = {"classic": 3, "two_player": 3, "bengbu": 8}
 _ASIDE_SIZE = {"classic": 0, "two_player": 11, "bengbu": 0}
@@ -87,7 +86,7 @@ class Game:
             raise TypeError("Game(rules, ...) needs a ddz.Rules")
         self._rules = rules
         self._variant = rules.variant
-        self._n = _PLAYERS[self._variant]
+        self._n = rules.players
         self._decks = rules.decks
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)

@@ -37,12 +37,12 @@ from fractions import Fraction
 from numbers import Rational
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from ._rules import PLAYERS
 from .game import GameResult
 
 __all__ = ["ROOMS", "Room", "Settlement", "settle"]
 
 _VARIANTS = ("classic", "two_player", "bengbu")
-_PLAYERS = {"classic": 3, "two_player": 2, "bengbu": 4}
 _VARIANT_NAME = {"classic": "CLASSIC3", "two_player": "TWOP", "bengbu": "BENGBU4"}
 _BY_SEATS = {3: "classic", 2: "two_player", 4: "bengbu"}
 
@@ -189,7 +189,7 @@ class Room:
     @property
     def players(self) -> int:
         """The number of seats of the room's variant."""
-        return _PLAYERS[self.variant]
+        return PLAYERS[self.variant]
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__dataclass_fields__
