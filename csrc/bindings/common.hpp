@@ -19,15 +19,73 @@ using namespace ddz;  // NOLINT: the binding files are thin wrappers of ddz
 inline constexpr Enc kPassEnc = Enc(PASS) << 56;
 inline constexpr const char* kRankChars = "3456789TJQKA2BR";
 
-struct CardError : std::invalid_argument {
+// The engine's errors (all ValueError subclasses in Python, under ddz.DdzError). Each has a
+// *TypeError twin for a value of the wrong Python type, which derives from the error and from
+// TypeError, so that either `except` catches it.
+struct DdzError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
-struct MoveError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
+struct CardError : DdzError {
+  using DdzError::DdzError;
 };
-struct IllegalActionError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
+struct MoveError : DdzError {
+  using DdzError::DdzError;
 };
+struct IllegalActionError : DdzError {
+  using DdzError::DdzError;
+};
+struct ArgumentError : DdzError {
+  using DdzError::DdzError;
+};
+struct CardTypeError : CardError {
+  using CardError::CardError;
+};
+struct MoveTypeError : MoveError {
+  using MoveError::MoveError;
+};
+struct IllegalActionTypeError : IllegalActionError {
+  using IllegalActionError::IllegalActionError;
+};
+struct ArgumentTypeError : ArgumentError {
+  using ArgumentError::ArgumentError;
+};
+
+/// A user's input quoted in a message, cut so that a huge input gives a short message.
+inline std::string shown(const std::string& s, size_t max = 48) {
+  if (s.size() <= max) return s;
+  return s.substr(0, max) + "... (" + std::to_string(s.size()) + " characters)";
+}
+
+inline std::string type_name(py::handle h) { return std::string(py::str(py::type::handle_of(h).attr("__name__"))); }
+
+/// An int argument in [lo, hi]; bool and non-int values are type errors (no silent truncation).
+inline long long int_arg(py::handle h, const char* what, long long lo, long long hi) {
+  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr()))
+    throw ArgumentTypeError(std::string(what) + " must be an int, not " + type_name(h));
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  if (overflow || v < lo || v > hi)
+    throw ArgumentError(std::string(what) + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", not " +
+                        shown(std::string(py::str(h))));
+  return v;
+}
+
+/// An unsigned 64-bit argument (seeds, words).
+inline uint64_t u64_arg(py::handle h, const char* what) {
+  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr()))
+    throw ArgumentTypeError(std::string(what) + " must be an int, not " + type_name(h));
+  unsigned long long v = PyLong_AsUnsignedLongLong(h.ptr());
+  if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw ArgumentError(std::string(what) + " must be in 0..2**64-1, not " + shown(std::string(py::str(h))));
+  }
+  return uint64_t(v);
+}
+
+inline bool bool_arg(py::handle h, const char* what) {
+  if (!PyBool_Check(h.ptr())) throw ArgumentTypeError(std::string(what) + " must be True or False, not " + type_name(h));
+  return h.ptr() == Py_True;
+}
 
 inline int rank_of_char(char ch) {
   switch (ch) {
@@ -54,13 +112,14 @@ inline Counts parse_counts(const std::string& s, int decks) {
     if (ch == ' ' || ch == ',') continue;
     int r = rank_of_char(ch);
     if (r < 0) {
-      std::string shown = (unsigned char)ch < 0x80 ? std::string(1, ch) : std::string("non-ASCII byte");
-      throw CardError("unknown card character '" + shown + "' at position " + std::to_string(i) + " in '" + s +
+      std::string bad = ((unsigned char)ch < 0x80 && (unsigned char)ch >= 0x20) ? std::string(1, ch)
+                                                                                : std::string("non-printable or non-ASCII byte");
+      throw CardError("unknown card character '" + bad + "' at position " + std::to_string(i) + " in '" + shown(s) +
                       "' (use 3456789TJQKA2BR; T is ten, B the small joker, R the big joker)");
     }
     int lim = r >= kB ? decks : 4 * decks;
     if (++per[r] > lim)
-      throw CardError("too many '" + std::string(1, kRankChars[r]) + "' in '" + s + "': " + std::to_string(per[r]) +
+      throw CardError("too many '" + std::string(1, kRankChars[r]) + "' in '" + shown(s) + "': " + std::to_string(per[r]) +
                       " copies, " + deck_name(decks) + " " + std::to_string(lim));
     c += unit(r);
   }
@@ -133,9 +192,26 @@ inline std::string kind_name(int k) {
   return (k >= 0 && k <= PASS) ? names[k] : "?";
 }
 
+/// The UTF-8 text of a str argument (a str holding lone surrogates is a card error, not a crash).
+inline std::string text_arg(py::handle h, const char* what) {
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(h.ptr(), &n);
+  if (!p) {
+    PyErr_Clear();
+    throw CardError(std::string(what) + " is not valid text (it holds a lone surrogate)");
+  }
+  return std::string(p, size_t(n));
+}
+
+/// A rules argument: a ddz.Rules (any other type is a type error naming what was given).
+inline RulesPtr rules_arg(py::handle h) {
+  if (!py::isinstance<RulesObj>(h)) throw ArgumentTypeError("rules must be a ddz.Rules, not " + type_name(h));
+  return h.cast<RulesPtr>();
+}
+
 /// A hand argument: a str (parsed with the rules' deck count) or a Cards of that deck count.
 inline Counts hand_arg(py::handle h, const RulesObj& R, const char* what) {
-  if (py::isinstance<py::str>(h)) return parse_counts(h.cast<std::string>(), R.decks());
+  if (py::isinstance<py::str>(h)) return parse_counts(text_arg(h, what), R.decks());
   if (py::isinstance<CardsObj>(h)) {
     const CardsObj& c = h.cast<const CardsObj&>();
     if (c.decks != R.decks())
@@ -144,8 +220,7 @@ inline Counts hand_arg(py::handle h, const RulesObj& R, const char* what) {
                       " (build it with ddz.Cards(..., decks=" + std::to_string(R.decks()) + ") or pass a str)");
     return c.c;
   }
-  throw py::type_error(std::string(what) + " must be a str or ddz.Cards, not " +
-                       std::string(py::str(py::type::handle_of(h).attr("__name__"))));
+  throw CardTypeError(std::string(what) + " must be a str or ddz.Cards, not " + type_name(h));
 }
 
 /// A prev argument: None (lead), a str, or a Move; returns false for a lead.
@@ -174,6 +249,74 @@ inline bool prev_arg(py::handle h, const RulesPtr& rp, Interp& out) {
 
 inline thread_local MoveBuffer tl_buf;
 inline thread_local MoveBuffer tl_batch;
+
+/// Gives a reused buffer's memory back once one call has grown it past 8 MB, so that a
+/// single huge batch does not pin its high-water mark on every thread for good.
+inline void trim(MoveBuffer& b) {
+  if (b.cap > (size_t(1) << 20)) b.release();
+}
+
+/// An action id in 0..pass (pass = the id of PASS); E / ET: the error and its TypeError twin.
+template <class E = MoveError, class ET = MoveTypeError>
+long long action_id_arg(py::handle h, int pass) {
+  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr())) throw ET("an action id is an int, not " + type_name(h));
+  int overflow = 0;
+  long long id = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  if (overflow || id < 0 || id > pass)
+    throw E("action id " + shown(std::string(py::str(h))) + " is out of range 0.." + std::to_string(pass) + " (" +
+            std::to_string(pass) + " is PASS)");
+  return id;
+}
+
+/// Calls fn(item, index) for each item of an iterable argument (a str is not a sequence of hands).
+template <class F>
+void for_each_item(py::handle h, const char* what, F&& fn) {
+  if (PyUnicode_Check(h.ptr()) || PyBytes_Check(h.ptr()))
+    throw ArgumentTypeError(std::string(what) + " must be a sequence (a list of hands or plays), not a single " +
+                            type_name(h));
+  PyObject* it = PyObject_GetIter(h.ptr());
+  if (!it) {
+    PyErr_Clear();
+    throw ArgumentTypeError(std::string(what) + " must be iterable, not " + type_name(h));
+  }
+  py::object iter = py::reinterpret_steal<py::object>(it);
+  size_t i = 0;
+  while (PyObject* item = PyIter_Next(iter.ptr())) {
+    py::object o = py::reinterpret_steal<py::object>(item);
+    fn(o, i++);
+  }
+  if (PyErr_Occurred()) throw py::error_already_set();
+}
+
+/// A 1-D integer numpy array as uint64 words (any integer dtype, byte order or stride; a
+/// negative value wraps to an invalid word). Floats, bools and objects are type errors:
+/// nothing is truncated silently.
+inline std::vector<uint64_t> word_array(py::handle h, const char* what) {
+  py::array a = py::reinterpret_borrow<py::array>(h);
+  char k = a.dtype().kind();
+  if (k != 'u' && k != 'i')
+    throw ArgumentTypeError(std::string(what) + " must be an integer array (uint64 words), not dtype " +
+                            std::string(py::str(a.dtype())));
+  if (a.ndim() != 1) throw ArgumentError(std::string(what) + " must be a 1-D array, not " + std::to_string(a.ndim()) + "-D");
+  auto c = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(h);
+  if (!c) throw py::error_already_set();
+  return std::vector<uint64_t>(c.data(), c.data() + c.size());
+}
+
+/// The reading of an encoded move given by a user (a prevs entry, decode()): the kind must
+/// exist, the cards must be a valid word of the rules' decks, and the cards must read as
+/// that kind. Anything else is a MoveError, so no impossible move reaches the generator.
+inline Interp checked_move(const Rules& r, uint64_t e, const char* what) {
+  int k = enc_kind(e);
+  if (k >= kNumKinds) throw MoveError(std::string(what) + " has unknown kind " + std::to_string(k));
+  Counts c = enc_cards(e);
+  if (!c || !valid_word(r, c))
+    throw MoveError(std::string(what) + " does not hold a valid set of cards for " +
+                    (r.two_decks ? "two decks" : "one deck"));
+  Interp it = classify_as(r, c, k);
+  if (it.kind < 0) throw MoveError(std::string(what) + " '" + format_counts(c) + "' is not a legal " + kind_name(k));
+  return it;
+}
 
 inline py::array_t<uint64_t> to_array(const MoveBuffer& b, size_t from = 0) {
   py::array_t<uint64_t> a(py::ssize_t(b.size - from));

@@ -8,18 +8,52 @@ void register_play(py::module_& m);
 PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.doc() = "ddz C++ core: cards, rules, classification and legal-move generation";
 
-  static py::exception<CardError> card_exc(m, "CardError", PyExc_ValueError);
-  static py::exception<MoveError> move_exc(m, "MoveError", PyExc_ValueError);
-  static py::exception<IllegalActionError> illegal_exc(m, "IllegalAction", PyExc_ValueError);
+  // ddz.DdzError (a ValueError) is the base of every engine error; each *TypeError twin also
+  // derives from TypeError (built with PyErr_NewException, which takes several bases).
+  static py::exception<DdzError> ddz_exc(m, "DdzError", PyExc_ValueError);
+  static py::exception<CardError> card_exc(m, "CardError", ddz_exc.ptr());
+  static py::exception<MoveError> move_exc(m, "MoveError", ddz_exc.ptr());
+  static py::exception<IllegalActionError> illegal_exc(m, "IllegalAction", ddz_exc.ptr());
+  static py::exception<ArgumentError> arg_exc(m, "ArgumentError", ddz_exc.ptr());
+  auto twin = [&m](const char* name, py::handle base, const char* doc) {
+    py::object bases = py::make_tuple(base, py::handle(PyExc_TypeError));
+    std::string qual = std::string("ddz._core.") + name;
+    PyObject* t = PyErr_NewExceptionWithDoc(qual.c_str(), doc, bases.ptr(), nullptr);
+    if (!t) throw py::error_already_set();
+    m.attr(name) = py::handle(t);
+    return py::handle(t);  // the module holds a reference; this one lives as long as the process
+  };
+  static py::handle card_type_exc = twin("CardTypeError", card_exc, "A card argument of the wrong Python type.");
+  static py::handle move_type_exc = twin("MoveTypeError", move_exc, "A move argument of the wrong Python type.");
+  static py::handle illegal_type_exc =
+      twin("IllegalActionTypeError", illegal_exc, "An action of the wrong Python type.");
+  static py::handle arg_type_exc = twin("ArgumentTypeError", arg_exc, "An argument of the wrong Python type.");
+  ddz_exc.doc() = "Base of every ddz error: bad input of any kind (a ValueError).";
+  card_exc.doc() = "Malformed cards: an unknown character, more copies than the decks hold, the wrong deck count.";
+  move_exc.doc() = "A play that is no legal combination, or a move or action id that does not exist.";
+  illegal_exc.doc() = "An action that is not legal in the state (out of turn, not held, does not beat, ...).";
+  arg_exc.doc() = "An argument out of its range or otherwise invalid (seats, seeds, counts, arrays, options).";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const CardTypeError& e) {
+      py::set_error(card_type_exc, e.what());
+    } catch (const MoveTypeError& e) {
+      py::set_error(move_type_exc, e.what());
+    } catch (const IllegalActionTypeError& e) {
+      py::set_error(illegal_type_exc, e.what());
+    } catch (const ArgumentTypeError& e) {
+      py::set_error(arg_type_exc, e.what());
     } catch (const CardError& e) {
       py::set_error(card_exc, e.what());
     } catch (const MoveError& e) {
       py::set_error(move_exc, e.what());
     } catch (const IllegalActionError& e) {
       py::set_error(illegal_exc, e.what());
+    } catch (const ArgumentError& e) {
+      py::set_error(arg_exc, e.what());
+    } catch (const DdzError& e) {
+      py::set_error(ddz_exc, e.what());
     }
   });
 
@@ -35,8 +69,8 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
 
   // ---- Cards ----
   py::class_<CardsObj>(m, "Cards", "A multiset of cards by rank (suits ignored), RULES.md §1.3.")
-      .def(py::init([](py::object s, int decks) {
-             if (decks != 1 && decks != 2) throw py::value_error("decks must be 1 or 2, not " + std::to_string(decks));
+      .def(py::init([](py::handle s, py::handle decks_arg) {
+             int decks = int(int_arg(decks_arg, "decks", 1, 2));
              if (py::isinstance<CardsObj>(s)) {
                CardsObj c = s.cast<CardsObj>();
                if (decks == 1 && c.decks == 2) {
@@ -45,26 +79,31 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
                }
                return CardsObj{c.c, decks};
              }
-             if (!py::isinstance<py::str>(s)) throw py::type_error("Cards() takes a str of 3456789TJQKA2BR");
-             return CardsObj{parse_counts(s.cast<std::string>(), decks), decks};
+             if (!py::isinstance<py::str>(s))
+               throw CardTypeError("Cards() takes a str of 3456789TJQKA2BR or a Cards, not " + type_name(s));
+             return CardsObj{parse_counts(text_arg(s, "cards"), decks), decks};
            }),
            py::arg("cards") = "", py::arg("decks") = 1)
-      .def_static("from_word", [](uint64_t w, int decks) {
-            if (decks != 1 && decks != 2) throw py::value_error("decks must be 1 or 2");
+      .def_static("from_word", [](py::handle word, py::handle decks_arg) {
+            uint64_t w = u64_arg(word, "word");
+            int decks = int(int_arg(decks_arg, "decks", 1, 2));
+            if (w >> 60) throw CardError("word has bits above the 15 rank nibbles");
             for (int r = 0; r < kRanks; ++r) {
               int lim = r >= kB ? decks : 4 * decks;
               if (count_of(w, r) > lim)
                 throw CardError("word has " + std::to_string(count_of(w, r)) + " '" + std::string(1, kRankChars[r]) +
                                 "', " + deck_name(decks) + " " + std::to_string(lim));
             }
-            if (w >> 60) throw CardError("word has bits above the 15 rank nibbles");
             return CardsObj{w, decks};
           }, py::arg("word"), py::arg("decks") = 1,
           "Cards from a rank-count word (15 nibbles, nibble r = copies of rank v=r).")
       .def_property_readonly("word", [](const CardsObj& c) { return c.c; }, "the rank-count word (15 nibbles)")
       .def_property_readonly("decks", [](const CardsObj& c) { return c.decks; })
-      .def("count", [](const CardsObj& c, const std::string& ch) {
-            if (ch.size() != 1 || rank_of_char(ch[0]) < 0) throw CardError("unknown rank '" + ch + "'");
+      .def("count", [](const CardsObj& c, py::handle rank) {
+            if (!py::isinstance<py::str>(rank)) throw CardTypeError("a rank is a one-character str, not " + type_name(rank));
+            std::string ch = text_arg(rank, "rank");
+            if (ch.size() != 1 || rank_of_char(ch[0]) < 0)
+              throw CardError("unknown rank '" + shown(ch) + "' (use one of 3456789TJQKA2BR)");
             return count_of(c.c, rank_of_char(ch[0]));
           }, py::arg("rank"), "copies of one rank, e.g. cards.count('3')")
       .def("counts", [](const CardsObj& c) {
@@ -81,14 +120,16 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       .def("__eq__", [](const CardsObj& a, py::object b) {
             if (py::isinstance<CardsObj>(b)) return a.c == b.cast<const CardsObj&>().c;
             if (py::isinstance<py::str>(b)) {
-              try { return a.c == parse_counts(b.cast<std::string>(), a.decks); } catch (const CardError&) { return false; }
+              try { return a.c == parse_counts(text_arg(b, "cards"), a.decks); } catch (const CardError&) { return false; }
             }
             return false;
           })
       .def("__hash__", [](const CardsObj& c) { return py::hash(py::int_(c.c)); })
       .def("__contains__", [](const CardsObj& a, py::object b) {
-            Counts o = py::isinstance<CardsObj>(b) ? b.cast<const CardsObj&>().c
-                                                   : parse_counts(b.cast<std::string>(), a.decks);
+            Counts o;
+            if (py::isinstance<CardsObj>(b)) o = b.cast<const CardsObj&>().c;
+            else if (py::isinstance<py::str>(b)) o = parse_counts(text_arg(b, "cards"), a.decks);
+            else throw CardTypeError("'in Cards' needs a str of cards or a Cards, not " + type_name(b));
             for (int r = 0; r < kRanks; ++r)
               if (count_of(o, r) > count_of(a.c, r)) return false;
             return true;
@@ -103,8 +144,12 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
                                 std::string(1, kRankChars[r]) + "'");
             return CardsObj{a.c - b.c, a.decks};
           })
-      .def(py::pickle([](const CardsObj& c) { return py::make_tuple(format_counts(c.c), c.decks); },
-                      [](py::tuple t) { return CardsObj{parse_counts(t[0].cast<std::string>(), t[1].cast<int>()), t[1].cast<int>()}; }));
+      // Pickled as a constructor call, so an unpickled Cards is validated like a new one and
+      // there is no __setstate__ to call on a live object.
+      .def("__reduce__", [](py::object self) {
+            const CardsObj& c = self.cast<const CardsObj&>();
+            return py::make_tuple(py::type::of(self), py::make_tuple(format_counts(c.c), c.decks));
+          });
 
   // ---- Rules (the Python facade subclasses this) ----
   py::class_<RulesObj, RulesPtr>(m, "RulesCore", py::dynamic_attr(), "Combination rules as data (C++ side).")
@@ -138,12 +183,10 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
             if (!rp->universe.empty()) std::memcpy(a.mutable_data(), rp->universe.data(), rp->universe.size() * 8);
             return a;
           }, "The action space as encoded moves; index = id.")
-      .def("move_from_id", [](RulesPtr rp, py::ssize_t id) {
-            rp->build();
-            if (size_t(id) == rp->universe.size()) return make_move(rp, kPassEnc);
-            if (id < 0 || size_t(id) > rp->universe.size())
-              throw MoveError("action id " + std::to_string(id) + " out of range 0.." + std::to_string(rp->universe.size()) +
-                              " (" + std::to_string(rp->universe.size()) + " is PASS)");
+      .def("move_from_id", [](RulesPtr rp, py::handle id_arg) {
+            int pass = rp->pass_id();
+            long long id = action_id_arg(id_arg, pass);
+            if (id == pass) return make_move(rp, kPassEnc);
             return make_move(rp, rp->universe[size_t(id)]);
           }, py::arg("id"), "The Move of an action id (pass_id gives PASS).")
       .def_property_readonly("pass_id", &RulesObj::pass_id, "the action id of PASS: len(action_space())");
@@ -186,7 +229,8 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       .def("__hash__", [](const MoveObj& mv) { return py::hash(py::make_tuple(mv.enc, mv.it.key)); });
 
   // ---- functions ----
-  m.def("classify", [](py::object cards, RulesPtr rp) -> py::object {
+  m.def("classify", [](py::handle cards, py::handle rules) -> py::object {
+        RulesPtr rp = rules_arg(rules);
         Counts c = hand_arg(cards, *rp, "cards");
         Interp it = classify(rp->r, c);
         if (it.kind < 0) return py::none();
@@ -194,7 +238,8 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       }, py::arg("cards"), py::arg("rules"),
       "The lead reading of `cards` (RULES.md §2.0.2–§2.0.4), or None if it is no legal combination.");
 
-  m.def("legal_moves", [](py::object hand, RulesPtr rp, py::object prev) {
+  m.def("legal_moves", [](py::handle hand, py::handle rules, py::handle prev) {
+        RulesPtr rp = rules_arg(rules);
         Counts h = hand_arg(hand, *rp, "hand");
         Interp top;
         bool f = prev_arg(prev, rp, top);
@@ -203,47 +248,55 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
         generate(rp->r, h, f ? &top : nullptr, b);
         py::list out(b.size);
         for (size_t i = 0; i < b.size; ++i) out[i] = py::cast(make_move(rp, b.data[i]));
+        trim(b);
         return out;
       }, py::arg("hand"), py::arg("rules"), py::arg("prev") = py::none(),
       "Leads (prev=None) or the plays that beat prev; each distinct play once; pass not listed.");
 
-  m.def("count_moves", [](py::object hand, RulesPtr rp, py::object prev) {
+  m.def("count_moves", [](py::handle hand, py::handle rules, py::handle prev) {
+        RulesPtr rp = rules_arg(rules);
         Counts h = hand_arg(hand, *rp, "hand");
         Interp top;
         bool f = prev_arg(prev, rp, top);
         return count(rp->r, h, f ? &top : nullptr);
       }, py::arg("hand"), py::arg("rules"), py::arg("prev") = py::none());
 
-  m.def("legal_moves_array", [](py::object hand, RulesPtr rp, py::object prev) {
+  m.def("legal_moves_array", [](py::handle hand, py::handle rules, py::handle prev) {
+        RulesPtr rp = rules_arg(rules);
         Counts h = hand_arg(hand, *rp, "hand");
         Interp top;
         bool f = prev_arg(prev, rp, top);
         MoveBuffer& b = tl_buf;
         b.clear();
         generate(rp->r, h, f ? &top : nullptr, b);
-        return to_array(b);
+        py::array_t<uint64_t> a = to_array(b);
+        trim(b);
+        return a;
       }, py::arg("hand"), py::arg("rules"), py::arg("prev") = py::none(),
       "legal_moves as a numpy uint64 array of encoded moves (see README: encoding).");
 
-  m.def("hand_words", [](py::iterable hands, RulesPtr rp) {
+  m.def("hand_words", [](py::handle hands, py::handle rules) {
+        RulesPtr rp = rules_arg(rules);
         std::vector<uint64_t> v;
-        for (py::handle h : hands) v.push_back(hand_arg(h, *rp, "hand"));
+        for_each_item(hands, "hands", [&](py::handle h, size_t) { v.push_back(hand_arg(h, *rp, "hand")); });
         py::array_t<uint64_t> a(py::ssize_t(v.size()));
         if (!v.empty()) std::memcpy(a.mutable_data(), v.data(), v.size() * 8);
         return a;
       }, py::arg("hands"), py::arg("rules"), "Parse many hands into rank-count words (uint64).");
 
-  m.def("legal_moves_batch", [](py::object hands, RulesPtr rp, py::object prevs, bool count_only, py::object out) {
+  m.def("legal_moves_batch", [](py::handle hands, py::handle rules, py::handle prevs, py::handle count_only_arg,
+                                py::handle out) {
+        RulesPtr rp = rules_arg(rules);
+        bool count_only = bool_arg(count_only_arg, "count_only");
         std::vector<uint64_t> words;
         if (py::isinstance<py::array>(hands)) {
-          auto a = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(hands);
-          if (!a || a.ndim() != 1) throw py::value_error("hands array must be 1-D uint64 rank-count words");
-          words.assign(a.data(), a.data() + a.size());
+          words = word_array(hands, "hands");
           for (size_t i = 0; i < words.size(); ++i)
             if (!valid_word(rp->r, words[i]))
-              throw CardError("hands[" + std::to_string(i) + "] is not a valid rank-count word for these rules");
+              throw CardError("hands[" + std::to_string(i) + "] = " + std::to_string(words[i]) +
+                              " is not a valid rank-count word for these rules");
         } else {
-          for (py::handle h : hands) words.push_back(hand_arg(h, *rp, "hand"));
+          for_each_item(hands, "hands", [&](py::handle h, size_t) { words.push_back(hand_arg(h, *rp, "hand")); });
         }
         size_t n = words.size();
         std::vector<Interp> tops;
@@ -251,19 +304,25 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
         if (!prevs.is_none()) {
           tops.resize(n);
           if (py::isinstance<py::array>(prevs)) {
-            auto a = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(prevs);
-            if (!a || size_t(a.size()) != n) throw py::value_error("prevs must have one entry per hand");
+            std::vector<uint64_t> enc = word_array(prevs, "prevs");
+            if (enc.size() != n)
+              throw ArgumentError("prevs has " + std::to_string(enc.size()) + " entries for " + std::to_string(n) +
+                                  " hands: give one per hand (0 for a lead)");
             for (size_t i = 0; i < n; ++i) {
-              uint64_t e = a.data()[i];
-              if (!e) continue;
-              tops[i] = classify_as(rp->r, enc_cards(e), enc_kind(e));
-              if (tops[i].kind < 0) throw MoveError("prevs[" + std::to_string(i) + "] is not a legal encoded move");
+              if (!enc[i]) continue;
+              tops[i] = checked_move(rp->r, enc[i], ("prevs[" + std::to_string(i) + "]").c_str());
               has_top[i] = 1;
             }
           } else {
-            py::sequence s = prevs.cast<py::sequence>();
-            if (size_t(py::len(s)) != n) throw py::value_error("prevs must have one entry per hand");
-            for (size_t i = 0; i < n; ++i) has_top[i] = prev_arg(s[i], rp, tops[i]);
+            size_t k = 0;
+            for_each_item(prevs, "prevs", [&](py::handle p, size_t i) {
+              if (i >= n) throw ArgumentError("prevs has more entries than there are hands (" + std::to_string(n) + ")");
+              has_top[i] = prev_arg(p, rp, tops[i]);
+              k = i + 1;
+            });
+            if (k != n)
+              throw ArgumentError("prevs has " + std::to_string(k) + " entries for " + std::to_string(n) +
+                                  " hands: give one per hand (None for a lead)");
           }
         }
         py::array_t<int64_t> offsets{py::ssize_t(n + 1)};
@@ -275,10 +334,10 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
         bool use_out = !out.is_none() && !count_only;
         if (use_out) {
           if (!py::isinstance<py::array_t<uint64_t, py::array::c_style>>(out))
-            throw py::value_error("out must be a writeable 1-D C-contiguous numpy uint64 array");
-          out_arr = out.cast<py::array_t<uint64_t, py::array::c_style>>();
+            throw ArgumentTypeError("out must be a writeable 1-D C-contiguous numpy uint64 array");
+          out_arr = py::reinterpret_borrow<py::array_t<uint64_t, py::array::c_style>>(out);
           if (out_arr.ndim() != 1 || !out_arr.writeable())
-            throw py::value_error("out must be a writeable 1-D C-contiguous numpy uint64 array");
+            throw ArgumentError("out must be a writeable 1-D C-contiguous numpy uint64 array");
           ext.borrow(out_arr.mutable_data(), size_t(out_arr.size()));
         }
         MoveBuffer& dst = use_out ? ext : buf;
@@ -299,26 +358,35 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
             return py::tuple(py::make_tuple(offsets, out_arr[py::slice(0, py::ssize_t(ext.size), 1)]));
           return py::tuple(py::make_tuple(offsets, to_array(ext)));
         }
-        return py::tuple(py::make_tuple(offsets, to_array(buf)));
+        py::tuple res = py::make_tuple(offsets, to_array(buf));
+        trim(buf);
+        return res;
       }, py::arg("hands"), py::arg("rules"), py::arg("prevs") = py::none(), py::arg("count_only") = false,
       py::arg("out") = py::none(),
       "Moves of many hands with the GIL released: (offsets int64[n+1], moves uint64[total]); "
-      "hand i owns moves[offsets[i]:offsets[i+1]]. With out= (a uint64 array reused across "
+      "hand i owns moves[offsets[i]:offsets[i+1]]. `hands` is a sequence of str/Cards or a 1-D integer "
+      "array of rank-count words; `prevs` one play to beat per hand (None / 0 for a lead) as a sequence or a 1-D "
+      "integer array of encoded moves. With out= (a uint64 array reused across "
       "calls) the moves are written into it and a view is returned when they fit with 256 entries to spare (a fresh "
       "array otherwise). count_only=True returns (offsets, counts) and stores nothing.");
 
-  m.def("decode", [](uint64_t e, RulesPtr rp) {
-        int k = enc_kind(e);
-        Counts c = enc_cards(e);
+  m.def("decode", [](py::handle encoded, py::handle rules) {
+        RulesPtr rp = rules_arg(rules);
+        if (!PyLong_Check(encoded.ptr()) || PyBool_Check(encoded.ptr()))
+          throw MoveTypeError("an encoded move is an int, not " + type_name(encoded));
+        uint64_t e = 0;
+        try {
+          e = u64_arg(encoded, "encoded move");
+        } catch (const ArgumentError& err) {
+          throw MoveError(err.what());
+        }
         if (e == kPassEnc) return make_move(rp, e);
-        if (k >= kNumKinds) throw MoveError("encoded move has unknown kind " + std::to_string(k));
-        Interp it = classify_as(rp->r, c, k);
-        if (it.kind < 0) throw MoveError("encoded move '" + format_counts(c) + "' is not a legal " + kind_name(k));
-        return MoveObj{e, it, rp};
-      }, py::arg("encoded"), py::arg("rules"), "The Move of an encoded move.");
+        return MoveObj{e, checked_move(rp->r, e, "encoded move"), rp};
+      }, py::arg("encoded"), py::arg("rules"), "The Move of an encoded move (MoveError if it is no legal play).");
 
   m.def("dispatch_level", &dispatch_level, "0 = portable scalar code, 1 = AVX2/BMI2 code (x86-64)");
-  m.def("set_dispatch_level", &set_dispatch_level, py::arg("level"),
+  m.def("set_dispatch_level", [](py::handle level) { set_dispatch_level(int(int_arg(level, "level", 0, 1))); },
+        py::arg("level"),
         "Force the scalar path (0) or the fastest the CPU supports (1).");
   m.def("cpu_has_fast_isa", &cpu_has_fast_isa);
 

@@ -1,10 +1,16 @@
 // pybind11 registration of the play phase: ddz.PlayState, ddz.simulate, ddz.deal.
+#include <system_error>
 #include <thread>
 
 #include "../ddz/play.hpp"
 #include "common.hpp"
 
 namespace {
+
+// simulate(): at most this many threads (a bound on user input; more than the cores buys
+// nothing) and games per call (the per-game result arrays are allocated up front).
+constexpr int kMaxThreads = 256;
+constexpr long long kMaxGames = 1LL << 28;
 
 const char* variant_name(const Rules& r) { return r.variant == 0 ? "CLASSIC3" : r.variant == 1 ? "TWOP" : "BENGBU4"; }
 
@@ -22,9 +28,14 @@ struct PlayStateObj {
 
 std::string seat_str(int s) { return "seat " + std::to_string(s); }
 
-void check_seat(const PlayStateObj& P, int seat) {
-  if (seat < 0 || seat >= P.s.n)
-    throw py::value_error("no seat " + std::to_string(seat) + ": seats are 0.." + std::to_string(P.s.n - 1));
+int seat_arg(const PlayStateObj& P, py::handle seat) {
+  if (!PyLong_Check(seat.ptr()) || PyBool_Check(seat.ptr()))
+    throw ArgumentTypeError("a seat is an int, not " + type_name(seat));
+  int overflow = 0;
+  long long s = PyLong_AsLongLongAndOverflow(seat.ptr(), &overflow);
+  if (overflow || s < 0 || s >= P.s.n)
+    throw ArgumentError("no seat " + shown(std::string(py::str(seat))) + ": seats are 0.." + std::to_string(P.s.n - 1));
+  return int(s);
 }
 
 std::string reading_str(const Interp& it) { return kind_name(it.kind); }
@@ -32,13 +43,10 @@ std::string reading_str(const Interp& it) { return kind_name(it.kind); }
 /// Converts an action argument; returns false for a pass. `kind` < 0: read by §2.0.4.
 bool action_arg(PlayStateObj& P, py::handle a, Counts& cards, int& kind) {
   kind = -1;
-  if (py::isinstance<py::int_>(a) && !py::isinstance<py::bool_>(a)) {
-    long long id = a.cast<long long>();
+  if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) {
     int pass = P.rules->pass_id();
+    long long id = action_id_arg<IllegalActionError, IllegalActionTypeError>(a, pass);
     if (id == pass) return false;
-    if (id < 0 || id > pass)
-      throw IllegalActionError("action id " + std::to_string(id) + " is out of range 0.." + std::to_string(pass) +
-                               " (" + std::to_string(pass) + " is PASS)");
     Enc e = P.rules->universe[size_t(id)];
     cards = enc_cards(e);
     kind = enc_kind(e);
@@ -52,7 +60,7 @@ bool action_arg(PlayStateObj& P, py::handle a, Counts& cards, int& kind) {
     return true;
   }
   if (py::isinstance<py::str>(a)) {
-    std::string s = a.cast<std::string>();
+    std::string s = text_arg(a, "the action");
     std::string up;
     for (char c : s) up += char(std::toupper((unsigned char)c));
     if (up == "PASS") return false;
@@ -66,7 +74,7 @@ bool action_arg(PlayStateObj& P, py::handle a, Counts& cards, int& kind) {
     if (!cards) throw IllegalActionError("an empty play: name the cards, or PASS");
     return true;
   }
-  throw py::type_error("an action is a Move, an action id (int), a str of cards or 'PASS'");
+  throw IllegalActionTypeError("an action is a Move, an action id (int), a str of cards or 'PASS', not " + type_name(a));
 }
 
 [[noreturn]] void raise_illegal(const PlayStateObj& P, Illegal why, Counts cards, int kind, const Interp& reading) {
@@ -122,19 +130,25 @@ void register_play(py::module_& m) {
   py::class_<PlayStateObj>(m, "PlayState",
                            "The play phase of one hand (RULES.md §2.0.1): tricks, passes, bombs, the end of the "
                            "hand. A fixed-size value with an undo log; clone() copies it.")
-      .def(py::init([](py::sequence hands, int landlord, RulesPtr rp, py::object bomb_limits) {
+      .def(py::init([](py::handle hands, py::handle landlord_arg, py::handle rules, py::handle bomb_limits) {
+             RulesPtr rp = rules_arg(rules);
              const Rules& r = rp->r;
              const int n = r.players();
-             if (int(py::len(hands)) != n)
-               throw py::value_error(std::string(variant_name(r)) + " has " + std::to_string(n) + " seats, got " +
-                                     std::to_string(py::len(hands)) + " hands");
-             if (landlord < 0 || landlord >= n)
-               throw py::value_error("landlord seat " + std::to_string(landlord) + " is not in 0.." + std::to_string(n - 1));
+             std::vector<py::object> hl;
+             for_each_item(hands, "hands", [&](py::handle h, size_t i) {
+               if (int(i) >= n)
+                 throw ArgumentError(std::string(variant_name(r)) + " has " + std::to_string(n) + " seats, got more hands");
+               hl.push_back(py::reinterpret_borrow<py::object>(h));
+             });
+             if (int(hl.size()) != n)
+               throw ArgumentError(std::string(variant_name(r)) + " has " + std::to_string(n) + " seats, got " +
+                                   std::to_string(hl.size()) + " hands");
+             int landlord = int(int_arg(landlord_arg, "landlord seat", 0, n - 1));
              Counts hs[4] = {0, 0, 0, 0};
              int total[kRanks] = {0};
              for (int i = 0; i < n; ++i) {
-               hs[i] = hand_arg(hands[size_t(i)], *rp, "hand");
-               if (!hs[i]) throw py::value_error(seat_str(i) + " has no cards");
+               hs[i] = hand_arg(hl[size_t(i)], *rp, "hand");
+               if (!hs[i]) throw CardError(seat_str(i) + " has no cards");
                for (int k = 0; k < kRanks; ++k) total[k] += count_of(hs[i], k);
              }
              for (int k = 0; k < kRanks; ++k) {
@@ -145,15 +159,16 @@ void register_play(py::module_& m) {
              }
              uint8_t limits[4] = {kUnlimited, kUnlimited, kUnlimited, kUnlimited};
              if (!bomb_limits.is_none()) {
-               if (r.variant != 2) throw py::value_error("bomb limits exist only in BENGBU4 (RULES.md §2.3.6)");
-               py::sequence bl = bomb_limits.cast<py::sequence>();
-               if (int(py::len(bl)) != n) throw py::value_error("bomb_limits needs one entry per seat (None = unlimited)");
+               if (r.variant != 2) throw ArgumentError("bomb limits exist only in BENGBU4 (RULES.md §2.3.6)");
+               std::vector<py::object> bl;
+               for_each_item(bomb_limits, "bomb_limits", [&](py::handle v, size_t) {
+                 bl.push_back(py::reinterpret_borrow<py::object>(v));
+               });
+               if (int(bl.size()) != n) throw ArgumentError("bomb_limits needs one entry per seat (None = unlimited)");
                for (int i = 0; i < n; ++i) {
-                 py::object v = bl[size_t(i)];
-                 if (v.is_none()) continue;
-                 long long x = v.cast<long long>();
-                 if (x < 0 || x >= kUnlimited) throw py::value_error("bomb limit of " + seat_str(i) + " must be 0..254 or None");
-                 limits[i] = uint8_t(x);
+                 if (bl[size_t(i)].is_none()) continue;
+                 std::string what = "bomb limit of " + seat_str(i);
+                 limits[i] = uint8_t(int_arg(bl[size_t(i)], what.c_str(), 0, kUnlimited - 1));
                }
              }
              return PlayStateObj{rp, start_play(n, hs, landlord, limits), {}};
@@ -163,8 +178,8 @@ void register_play(py::module_& m) {
       .def_property_readonly("num_players", [](const PlayStateObj& P) { return int(P.s.n); })
       .def_property_readonly("landlord", [](const PlayStateObj& P) { return int(P.s.landlord); })
       .def_property_readonly("current_seat", [](const PlayStateObj& P) { return int(P.s.seat); })
-      .def("hand", [](const PlayStateObj& P, int seat) {
-            check_seat(P, seat);
+      .def("hand", [](const PlayStateObj& P, py::handle seat_h) {
+            int seat = seat_arg(P, seat_h);
             return CardsObj{P.s.hand[seat], P.rules->decks()};
           }, py::arg("seat"))
       .def_property_readonly("hands", [](const PlayStateObj& P) {
@@ -172,8 +187,8 @@ void register_play(py::module_& m) {
             for (int i = 0; i < P.s.n; ++i) l.append(CardsObj{P.s.hand[i], P.rules->decks()});
             return l;
           })
-      .def("cards_left", [](const PlayStateObj& P, int seat) {
-            check_seat(P, seat);
+      .def("cards_left", [](const PlayStateObj& P, py::handle seat_h) {
+            int seat = seat_arg(P, seat_h);
             return total_cards(P.s.hand[seat]);
           }, py::arg("seat"))
       .def_property_readonly("top", &top_obj, "(Move, owner seat) of the play to beat, or None when leading")
@@ -188,8 +203,8 @@ void register_play(py::module_& m) {
           }, "'landlord' or 'farmers' once the hand is over, else None")
       .def_property_readonly("spring", [](const PlayStateObj& P) { return P.s.spring(P.rules->r); })
       .def_property_readonly("anti_spring", [](const PlayStateObj& P) { return P.s.anti_spring(P.rules->r); })
-      .def("bombs_played", [](const PlayStateObj& P, int seat) {
-            check_seat(P, seat);
+      .def("bombs_played", [](const PlayStateObj& P, py::handle seat_h) {
+            int seat = seat_arg(P, seat_h);
             return int(P.s.bombs[seat]);
           }, py::arg("seat"), "bomb-class plays of a seat (ROCKET and JOKER_BOMB included)")
       .def_property_readonly("bombs_total", [](const PlayStateObj& P) { return P.s.bombs_total(); })
@@ -202,12 +217,12 @@ void register_play(py::module_& m) {
       .def_property_readonly("rockets", [](const PlayStateObj& P) {
             return int(P.s.kind_plays[ROCKET] + P.s.kind_plays[JOKER_BOMB]);
           }, "ROCKET plays (one deck) or JOKER_BOMB plays (two decks)")
-      .def("plays_made", [](const PlayStateObj& P, int seat) {
-            check_seat(P, seat);
+      .def("plays_made", [](const PlayStateObj& P, py::handle seat_h) {
+            int seat = seat_arg(P, seat_h);
             return int(P.s.plays[seat]);
           }, py::arg("seat"), "non-pass plays of a seat")
-      .def("missiles", [](const PlayStateObj& P, int seat) {
-            check_seat(P, seat);
+      .def("missiles", [](const PlayStateObj& P, py::handle seat_h) {
+            int seat = seat_arg(P, seat_h);
             return int(P.s.missiles[seat]);
           }, py::arg("seat"), "BENGBU4 missile units: BOMB7, BOMB8 and JOKER_BOMB plays made whole (§2.3.7)")
       .def_property_readonly("bomb_limits", [](const PlayStateObj& P) {
@@ -286,7 +301,9 @@ void register_play(py::module_& m) {
             return s + ")";
           });
 
-  m.def("deal", [](RulesPtr rp, uint64_t seed, uint64_t game) {
+  m.def("deal", [](py::handle rules, py::handle seed_arg, py::handle game_arg) {
+        RulesPtr rp = rules_arg(rules);
+        uint64_t seed = u64_arg(seed_arg, "seed"), game = u64_arg(game_arg, "game");
         Counts hands[4];
         int landlord;
         deal_game(rp->r, seed, game, hands, landlord);
@@ -296,21 +313,35 @@ void register_play(py::module_& m) {
       }, py::arg("rules"), py::arg("seed"), py::arg("game") = 0,
       "The seeded deal of game `game` that simulate() plays: (hands with the kitty in the landlord's, landlord).");
 
-  m.def("_simulate", [](RulesPtr rp, uint64_t games, int policy, uint64_t seed, int threads, uint64_t first) {
-        if (policy != kRandom && policy != kGreedy) throw py::value_error("unknown policy");
-        if (threads < 1) throw py::value_error("threads must be >= 1");
+  m.attr("MAX_THREADS") = kMaxThreads;
+  m.def("_simulate", [](py::handle rules, py::handle games_arg, py::handle policy_arg, py::handle seed_arg,
+                        py::handle threads_arg, py::handle first_arg) {
+        RulesPtr rp = rules_arg(rules);
+        uint64_t games = uint64_t(int_arg(games_arg, "games", 0, kMaxGames));
+        int policy = int(int_arg(policy_arg, "policy", kRandom, kGreedy));
+        uint64_t seed = u64_arg(seed_arg, "seed");
+        int threads = int(int_arg(threads_arg, "threads", 1, kMaxThreads));
+        uint64_t first = u64_arg(first_arg, "first_game");
+        if (first + games < first) throw ArgumentError("first_game + games must stay below 2**64");
         std::vector<SimResult> res(games);
         {
           py::gil_scoped_release nogil;
           const Rules& r = rp->r;
           uint64_t chunk = (games + uint64_t(threads) - 1) / uint64_t(threads);
           std::vector<std::thread> pool;
+          auto run = [&r, policy, seed, first, &res](uint64_t a, uint64_t b) {
+            simulate_range(r, policy, seed, first + a, first + b, res.data() + a);
+          };
           for (int t = 0; t < threads; ++t) {
             uint64_t a = uint64_t(t) * chunk, b = std::min(games, a + chunk);
             if (a >= b) break;
-            pool.emplace_back([&r, policy, seed, a, b, first, &res] {
-              simulate_range(r, policy, seed, first + a, first + b, res.data() + a);
-            });
+            try {
+              pool.emplace_back(run, a, b);
+            } catch (const std::system_error&) {
+              // The system refused another thread: play this chunk here; the threads already
+              // started keep theirs (the results do not depend on who plays a game).
+              run(a, b);
+            }
           }
           for (auto& th : pool) th.join();
         }

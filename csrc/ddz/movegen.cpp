@@ -1,5 +1,6 @@
 // Generation entry points: ISA dispatch, ambiguity de-duplication (§2.0.4), the universe.
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 
 #include "core.hpp"
@@ -35,18 +36,24 @@ bool cpu_has_fast_isa() {
 #endif
 }
 
-static int g_level = -1;
+// Read on every generation call from any thread: atomic, so that first use from several
+// threads at once is no data race (each computes the same value).
+static std::atomic<int> g_level{-1};
 
 int dispatch_level() {
-  if (g_level < 0) {
+  int level = g_level.load(std::memory_order_relaxed);
+  if (level < 0) {
     const char* env = std::getenv("DDZ_DISPATCH");
     bool want_scalar = env && std::string(env) == "scalar";
-    g_level = (!want_scalar && cpu_has_fast_isa()) ? 1 : 0;
+    level = (!want_scalar && cpu_has_fast_isa()) ? 1 : 0;
+    g_level.store(level, std::memory_order_relaxed);
   }
-  return g_level;
+  return level;
 }
 
-void set_dispatch_level(int level) { g_level = (level >= 1 && cpu_has_fast_isa()) ? 1 : 0; }
+void set_dispatch_level(int level) {
+  g_level.store((level >= 1 && cpu_has_fast_isa()) ? 1 : 0, std::memory_order_relaxed);
+}
 
 static void raw_generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out) {
 #ifdef DDZ_HAVE_FAST
@@ -116,13 +123,20 @@ void count_batch(const Rules& r, const Counts* hands, const Interp* const* tops,
   for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + int64_t(count(r, hands[i], tops[i]));
 }
 
+/// Nibble 8-bits set where the nibble is >= k (1 <= k <= 8), for any nibble values 0..15: the
+/// low three bits are added apart from the 8-bit, so no carry reaches the next nibble (the
+/// at_least_nibbles of core.hpp assumes counts <= 8 and lets a 13 carry over).
+static inline uint64_t at_least_any(uint64_t w, int k) {
+  return (w | ((w & ~kHighs) + uint64_t(8 - k) * kOnes)) & kHighs;
+}
+
 bool valid_word(const Rules& r, Counts w) {
   if (w >> 60) return false;
   constexpr uint64_t kRanksOnly = (uint64_t(1) << 52) - 1;
   // ranks: no nibble above max_per_rank (4 or 8); jokers: none above max_joker (1 or 2)
-  uint64_t rank_over = r.two_decks ? ((w & kHighs) >> 3) & ((w | (w >> 1) | (w >> 2)) & kOnes)
-                                   : at_least_nibbles(w, 5);
-  uint64_t joker_over = at_least_nibbles(w, r.max_joker() + 1) & ~kRanksOnly;
+  uint64_t rank_over = r.two_decks ? (w & kHighs) & ((w & ~kHighs) + 7 * kOnes)  // >= 9: the 8-bit and a low bit
+                                   : at_least_any(w, 5);
+  uint64_t joker_over = at_least_any(w, r.max_joker() + 1) & ~kRanksOnly;
   return !(rank_over & kRanksOnly) && !joker_over;
 }
 

@@ -26,7 +26,9 @@ from ._core import (
     set_dispatch_level,
 )
 from ._rules import VARIANTS, Rules
-from ._sim import SimulationResult, simulate
+from ._sim import MAX_THREADS, SimulationResult, simulate
+from .errors import (ArgumentError, ArgumentTypeError, CardTypeError, DdzError, IllegalActionTypeError,
+                     MoveTypeError, RecordError, RecordTypeError)
 from .cards import card_id, card_name
 from .game import Game, GameResult, kitty_factor
 from .rooms import ROOMS, Room, Settlement, settle
@@ -36,6 +38,8 @@ from . import bots
 __version__ = "0.1.0"
 
 __all__ = [
+    "ArgumentError", "ArgumentTypeError", "CardTypeError", "DdzError", "IllegalActionTypeError", "MAX_THREADS",
+    "MoveTypeError", "RecordError", "RecordTypeError",
     "bots", "card_id", "card_name", "CardError", "Cards", "classify", "count_moves", "cpu_has_fast_isa",
     "deal", "decode", "dispatch_level", "Game", "GameResult", "hand_words", "IllegalAction", "Kind",
     "kitty_factor", "legal_moves", "legal_moves_array", "legal_moves_batch", "MATCH_TIERS", "Matchmaker",

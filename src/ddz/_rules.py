@@ -6,6 +6,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Dict, Mapping, Tuple
 
 from . import _core
+from .errors import ArgumentError, ArgumentTypeError
 
 __all__ = ["Rules", "VARIANTS"]
 
@@ -17,34 +18,41 @@ PLAYERS = {"classic": 3, "two_player": 2, "bengbu": 4}
 
 def _bool(name: str, v: Any) -> bool:
     if not isinstance(v, bool):
-        raise ValueError(f"option {name} must be True or False, not {v!r}")
+        raise ArgumentTypeError(f"option {name} must be True or False, not {v!r}")
     return v
 
 
 def _choice(*allowed: Any, reserved: Tuple[Any, ...] = ()) -> Callable[[str, Any], Any]:
     def check(name: str, v: Any) -> Any:
         if v in reserved:
-            raise ValueError(
+            raise ArgumentError(
                 f"option {name}={v!r} is reserved: RULES.md does not define it yet (allowed: "
                 + ", ".join(repr(a) for a in allowed) + ")")
-        if v not in allowed or isinstance(v, bool) != isinstance(allowed[0], bool):
-            raise ValueError(f"option {name} must be one of {', '.join(repr(a) for a in allowed)}, not {v!r}")
+        if type(v) is not type(allowed[0]) and not (isinstance(v, int) and isinstance(allowed[0], int)
+                                                     and not isinstance(v, bool) and not isinstance(allowed[0], bool)):
+            raise ArgumentTypeError(f"option {name} must be one of {', '.join(repr(a) for a in allowed)}, not {v!r}")
+        if v not in allowed:
+            raise ArgumentError(f"option {name} must be one of {', '.join(repr(a) for a in allowed)}, not {v!r}")
         return v
     return check
 
 
 def _int_range(lo: int, hi: int | None = None) -> Callable[[str, Any], int]:
     def check(name: str, v: Any) -> int:
-        if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
-            bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-            raise ValueError(f"option {name} must be an integer {bound}, not {v!r}")
+        bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ArgumentTypeError(f"option {name} must be an integer {bound}, not {v!r}")
+        if v < lo or (hi is not None and v > hi):
+            raise ArgumentError(f"option {name} must be an integer {bound}, not {v!r}")
         return v
     return check
 
 
 def _positive(name: str, v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
-        raise ValueError(f"option {name} must be a positive number, not {v!r}")
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ArgumentTypeError(f"option {name} must be a positive number, not {v!r}")
+    if not v > 0 or v == float("inf"):
+        raise ArgumentError(f"option {name} must be a positive number, not {v!r}")
     return v
 
 
@@ -121,19 +129,21 @@ class Rules(_core.RulesCore):
     options: Mapping[str, Any]
 
     def __init__(self, variant: str = "classic", *, _preset: str = "", **options: Any) -> None:
+        if not isinstance(variant, str):
+            raise ArgumentTypeError(f"a variant is a str ({', '.join(VARIANTS)}), not {type(variant).__name__}")
         if variant not in _VARIANT_ID:
-            raise ValueError(f"unknown variant {variant!r}: use one of {', '.join(VARIANTS)}")
+            raise ArgumentError(f"unknown variant {variant!r}: use one of {', '.join(VARIANTS)}")
         specs = {**_COMMON, **_PER_VARIANT[variant]}
         unknown = sorted(set(options) - set(specs))
         if unknown:
-            raise ValueError(
+            raise ArgumentError(
                 f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} for variant {variant!r} "
                 f"(known: {', '.join(sorted(specs))})")
         values: Dict[str, Any] = {}
         for name, (default, check) in specs.items():
             values[name] = check(name, options[name]) if name in options else default
         if variant != "bengbu" and values["single_kicker_rank_cap"] > 4:
-            raise ValueError("option single_kicker_rank_cap must be 1..4 with one deck")
+            raise ArgumentError("option single_kicker_rank_cap must be 1..4 with one deck")
         two_decks = variant == "bengbu"
         if two_decks:
             core_kw = dict(straight=False, trio_solo=False, four_two=values["bengbu_four_with_two"],

@@ -9,10 +9,12 @@ import numpy as np
 
 from . import _core
 from ._rules import Rules
+from .errors import ArgumentError, ArgumentTypeError
 
-__all__ = ["SimulationResult", "simulate", "POLICIES"]
+__all__ = ["SimulationResult", "simulate", "POLICIES", "MAX_THREADS"]
 
 POLICIES = {"random": 0, "greedy": 1}
+MAX_THREADS: int = _core.MAX_THREADS  # the most threads simulate() accepts
 
 
 @dataclass(frozen=True)
@@ -63,19 +65,14 @@ def simulate(rules: Rules, games: int = 1000, policy: str = "random", seed: int 
     ``first_game + games - 1``), so a long run can be split into chunks. Policies: ``"random"`` (uniform over the legal actions, pass included) and
     ``"greedy"`` (lead the longest non-bomb play, follow an opponent with the lowest
     winning non-bomb play, never overtake the other farmer, bomb only against a seat with
-    five cards or fewer)."""
-    if not isinstance(rules, _core.RulesCore):
-        raise TypeError("rules must be a ddz.Rules")
+    five cards or fewer). ``threads`` is at most ``ddz.MAX_THREADS`` (256); if the
+    system refuses a thread, its games are played on the calling thread instead."""
+    if not isinstance(policy, str):
+        raise ArgumentTypeError(f"policy must be a str ({', '.join(POLICIES)}), not {type(policy).__name__}")
     if policy not in POLICIES:
-        raise ValueError(f"unknown policy {policy!r}: use one of {', '.join(POLICIES)}")
-    if isinstance(games, bool) or not isinstance(games, int) or games < 0:
-        raise ValueError(f"games must be a non-negative integer, not {games!r}")
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be a positive integer, not {threads!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an integer in 0..2**64-1, not {seed!r}")
-    if isinstance(first_game, bool) or not isinstance(first_game, int) or first_game < 0:
-        raise ValueError(f"first_game must be a non-negative integer, not {first_game!r}")
+        raise ArgumentError(f"unknown policy {policy!r}: use one of {', '.join(POLICIES)}")
+    # rules, games (0..2**28), seed and first_game (0..2**64-1) and threads (1..MAX_THREADS)
+    # are checked by the core, with messages naming the argument
     t0 = time.perf_counter()
     cols = _core._simulate(rules, games, POLICIES[policy], seed, threads, first_game)
     seconds = time.perf_counter() - t0
@@ -86,7 +83,7 @@ def simulate(rules: Rules, games: int = 1000, policy: str = "random", seed: int 
 def concat(results: "list[SimulationResult]") -> SimulationResult:
     """Joins the chunks of one series (same rules, policy and seed) into one result."""
     if not results:
-        raise ValueError("nothing to join")
+        raise ArgumentError("nothing to join")
     first = results[0]
     arrays = {f: np.concatenate([getattr(r, f) for r in results]) for f in _COLUMNS}
     return SimulationResult(rules=first.rules, games=sum(r.games for r in results), policy=first.policy,

@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any, Dict, List, Optional
 
 from ._core import Kind, Move, legal_moves
+from .errors import ArgumentError
 
 __all__ = ["Bot", "RandomBot", "RuleBot", "hand_strength"]
 
@@ -31,7 +32,7 @@ class RandomBot(Bot):
     def act(self, game: Any, seat: int) -> str:
         legal = game.observation(seat)["legal_actions"]
         if not legal:
-            raise ValueError(f"seat {seat} has no decision to make now")
+            raise ArgumentError(f"seat {seat} has no decision to make now")
         return self._rng.choice(legal)
 
 
@@ -65,7 +66,7 @@ class RuleBot(Bot):
         obs = game.observation(seat)
         legal: List[str] = obs["legal_actions"]
         if not legal:
-            raise ValueError(f"seat {seat} has no decision to make now")
+            raise ArgumentError(f"seat {seat} has no decision to make now")
         if obs["phase"] == "PLAY":
             return self._play(game, obs, legal)
         return self._decide(game.rules, obs, legal)

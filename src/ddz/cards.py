@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Iterable, List, Sequence
 
 from ._core import CardError
+from .errors import ArgumentError
 
 __all__ = ["RANKS", "SUITS", "card_name", "card_id", "card_rank", "deck_ids", "ranks_of", "parse_card_names"]
 
@@ -19,7 +20,7 @@ SUITS = "shcd"
 
 def _check_decks(decks: int) -> None:
     if decks not in (1, 2):
-        raise ValueError(f"decks must be 1 or 2, not {decks!r}")
+        raise ArgumentError(f"decks must be 1 or 2, not {decks!r}")
 
 
 def card_rank(cid: int) -> int:

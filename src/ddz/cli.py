@@ -14,7 +14,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from . import CardError, Game, MoveError, Rules, legal_moves, simulate
-from ._sim import concat
+from ._sim import MAX_THREADS, concat
 from .bots import RandomBot, RuleBot
 from .cards import RANKS, card_id, card_rank
 
@@ -202,8 +202,8 @@ def _print_result(con: Console, g: Game) -> None:
 def _cmd_selfplay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
     con = _console(stdout)
     rules = _rules(args.variant)
-    if args.games < 1 or args.threads < 1:
-        print("ddz selfplay: --games and --threads must be positive", file=sys.stderr)
+    if args.games < 1 or not 1 <= args.threads <= MAX_THREADS:
+        print(f"ddz selfplay: --games must be positive and --threads in 1..{MAX_THREADS}", file=sys.stderr)
         return 2
     chunks = []
     chunk = max(1, min(args.games, max(10_000, args.games // 100)))

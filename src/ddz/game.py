@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ._core import CardError, Cards, IllegalAction, Kind, Move, PlayState
 from ._rules import Rules
 from .cards import RANKS, card_name, card_rank, deck_ids, parse_card_names, ranks_of
+from .errors import ArgumentError, ArgumentTypeError
 
 __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_factor"]
 
@@ -74,7 +75,7 @@ class Game:
     def __new__(cls, rules: Rules, *args: Any, **kwargs: Any) -> "Game":
         if cls is Game:
             if not isinstance(rules, Rules):
-                raise TypeError("Game(rules, ...) needs a ddz.Rules")
+                raise ArgumentTypeError("Game(rules, ...) needs a ddz.Rules")
             cls = _VARIANT_CLASS[rules.variant]
         return object.__new__(cls)
 
@@ -83,7 +84,7 @@ class Game:
                  first_to_decide: Optional[int] = None, base: int = 1, initial_multiplier: int = 1,
                  _deals: Optional[List[Dict[str, Any]]] = None) -> None:
         if not isinstance(rules, Rules):
-            raise TypeError("Game(rules, ...) needs a ddz.Rules")
+            raise ArgumentTypeError("Game(rules, ...) needs a ddz.Rules")
         self._rules = rules
         self._variant = rules.variant
         self._n = rules.players
@@ -91,26 +92,28 @@ class Game:
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an int, not {seed!r}")
+            raise ArgumentTypeError(f"seed must be an int, not {type(seed).__name__}")
+        if not 0 <= seed < 2**64:
+            raise ArgumentError(f"seed must be in 0..2**64-1, not {str(seed)[:40]}")
         for name, v in (("base", base), ("initial_multiplier", initial_multiplier)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, not {v!r}")
+                raise ArgumentError(f"{name} must be a positive integer, not {v!r}")
         for name, seat_arg in (("first_bidder", first_bidder), ("first_to_decide", first_to_decide)):
             if seat_arg is not None and (isinstance(seat_arg, bool) or not isinstance(seat_arg, int)
                                          or not 0 <= seat_arg < self._n):
-                raise ValueError(f"{name} must be a seat 0..{self._n - 1}, not {seat_arg!r}")
+                raise ArgumentError(f"{name} must be a seat 0..{self._n - 1}, not {seat_arg!r}")
         if first_to_decide is not None and self._variant != "two_player":
-            raise ValueError("first_to_decide exists only in TWOP (the PRE_DEAL phase, RULES.md §2.2.3)")
+            raise ArgumentError("first_to_decide exists only in TWOP (the PRE_DEAL phase, RULES.md §2.2.3)")
         self._seed = seed
         self._base = base
         self._imult = initial_multiplier
         self._scripted: List[Dict[str, Any]] = [dict(d) for d in _deals] if _deals else []
         if hands is not None:
             if _deals:
-                raise ValueError("give hands or a recorded deal list, not both")
+                raise ArgumentError("give hands or a recorded deal list, not both")
             self._scripted = [self._injected_deal(hands, kitty, aside, first_bidder, first_to_decide)]
         elif kitty is not None or aside is not None:
-            raise ValueError("kitty= and aside= need hands=")
+            raise ArgumentError("kitty= and aside= need hands=")
         self._first_bidder_override = first_bidder if hands is None else None
         self._first_to_decide_override = first_to_decide if hands is None else None
         self._deals: List[Dict[str, Any]] = []
@@ -133,7 +136,7 @@ class Game:
         v = self._variant
         rng = self._deal_rng(0)
         if isinstance(hands, str) or len(hands) != self._n:
-            raise ValueError(f"hands must list {self._n} hands, one per seat")
+            raise ArgumentError(f"hands must list {self._n} hands, one per seat")
         pool: Dict[int, List[int]] = {}
         for cid in deck_ids(self._decks):
             pool.setdefault(card_rank(cid), []).append(cid)
@@ -151,13 +154,13 @@ class Game:
         for i, h in enumerate(hands):
             ids = take(h, f"hand of seat {i}")
             if len(ids) != _HAND_SIZE[v]:
-                raise ValueError(f"seat {i} must be dealt {_HAND_SIZE[v]} cards, got {len(ids)}")
+                raise ArgumentError(f"seat {i} must be dealt {_HAND_SIZE[v]} cards, got {len(ids)}")
             dealt.append(ids)
         rest = sorted(c for ids in pool.values() for c in ids)
         if kitty is not None:
             kit = take(kitty, "the kitty")
             if len(kit) != _KITTY_SIZE[v]:
-                raise ValueError(f"the kitty holds {_KITTY_SIZE[v]} cards, got {len(kit)}")
+                raise ArgumentError(f"the kitty holds {_KITTY_SIZE[v]} cards, got {len(kit)}")
         elif v == "two_player":
             kit = take(ranks_of(rng.sample(rest, 3)), "the kitty")
         else:
@@ -167,12 +170,12 @@ class Game:
             if aside is not None:
                 aside_ids = take(aside, "the set-aside cards")
                 if len(aside_ids) != 11:
-                    raise ValueError(f"TWOP sets 11 cards aside, got {len(aside_ids)}")
+                    raise ArgumentError(f"TWOP sets 11 cards aside, got {len(aside_ids)}")
             else:
                 aside_ids = rest
         else:
             if aside is not None:
-                raise ValueError("only TWOP sets cards aside")
+                raise ArgumentError("only TWOP sets cards aside")
             aside_ids = []
         return {"hands": dealt, "kitty": kit, "aside": aside_ids,
                 "first_bidder": first_bidder if first_bidder is not None else rng.randrange(self._n),
@@ -328,7 +331,7 @@ class Game:
 
     def _check_seat(self, seat: int) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self._n:
-            raise ValueError(f"no seat {seat!r}: seats are 0..{self._n - 1}")
+            raise ArgumentError(f"no seat {seat!r}: seats are 0..{self._n - 1}")
 
     def legal_actions(self) -> List[str]:
         if self._phase == "OVER":
@@ -448,9 +451,11 @@ class Game:
         """False while the cards are not dealt yet (TWOP's PRE_DEAL comes before the deal)."""
         return True
 
-    def observation(self, seat: int) -> Dict[str, Any]:
-        """What ``seat`` may see now, and nothing else (RULES.md §2.1.2, §2.2.2, §2.3.3)."""
-        self._check_seat(seat)
+    def observation(self, seat: Optional[int]) -> Dict[str, Any]:
+        """What ``seat`` may see now, and nothing else (RULES.md §2.1.2, §2.2.2, §2.3.3).
+        ``seat=None`` is the public view (a spectator's): no own hand, no legal actions."""
+        if seat is not None:
+            self._check_seat(seat)
         dealt = self._dealt()
         names = lambda ids: [card_name(c, self._decks) for c in ids] if dealt else []  # noqa: E731
         to_act = self.current_seat
@@ -460,8 +465,8 @@ class Game:
             "current_seat": to_act,
             "landlord": self._landlord,
             "first_bidder": self.first_bidder if dealt else None,
-            "hand": ranks_of(self._held[seat]) if dealt else "",
-            "cards": names(self._held[seat]),
+            "hand": ranks_of(self._held[seat]) if dealt and seat is not None else "",
+            "cards": names(self._held[seat]) if seat is not None else [],
             "shown": {s: names(self._held[s]) for s in sorted(self._visible_seats()) if s != seat},
             "kitty": names(self._kitty) if self._kitty_revealed else None,
             "cards_left": [len(h) if dealt else 0 for h in self._held],
@@ -482,6 +487,10 @@ class Game:
 
     # ---- record -------------------------------------------------------------------
     def to_json(self) -> str:
+        """The ``ddz-game`` v1 record: rules, seed, every deal (all hands, the kitty and the
+        set-aside cards: hidden cards included), every action and the result; ``from_json``
+        replays it. It is the server's record: in the middle of a hand it reveals every hidden
+        card, so never send it to a player; send ``view_json(seat)`` instead."""
         deals = [{"hands": [[card_name(c, self._decks) for c in h] for h in d["hands"]],
                   "kitty": [card_name(c, self._decks) for c in d["kitty"]],
                   "aside": [card_name(c, self._decks) for c in d["aside"]],
@@ -496,34 +505,21 @@ class Game:
 
     @classmethod
     def from_json(cls, text: str) -> "Game":
-        """Rebuilds a game from its record by replaying every action on the recorded deals."""
-        try:
-            d = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"not a ddz game record: {e}") from None
-        if not isinstance(d, dict) or d.get("format") != RECORD_FORMAT:
-            raise ValueError(f"not a ddz game record (format must be {RECORD_FORMAT!r})")
-        if d.get("version") != RECORD_VERSION:
-            raise ValueError(f"unsupported record version {d.get('version')!r} (this ddz reads {RECORD_VERSION})")
-        rules = Rules(d["rules"]["variant"], **d["rules"]["options"])
-        decks = rules.decks
-        deals = [{"hands": [parse_card_names(h, decks) for h in dl["hands"]],
-                  "kitty": parse_card_names(dl["kitty"], decks), "aside": parse_card_names(dl["aside"], decks),
-                  "first_bidder": dl["first_bidder"], "first_to_decide": dl.get("first_to_decide")}
-                 for dl in d["deals"]]
-        g = Game(rules, seed=d["seed"], base=d.get("base", 1), initial_multiplier=d.get("initial_multiplier", 1),
-                 _deals=deals)
-        for i, a in enumerate(d["actions"]):
-            if a["action"] == "ESCAPE":
-                g.escape(a["seat"])
-                continue
-            if a["seat"] != g.current_seat:
-                raise ValueError(f"record action {i} is by seat {a['seat']}, but seat {g.current_seat} is to act")
-            if a["action"] == "TIMEOUT":
-                g._note_timeout()
-            else:
-                g.apply(a["action"])
-        return g
+        """Rebuilds a game from its ``ddz-game`` record by replaying every action on the
+        recorded deals. The record is checked whole (structure, deals, every action, the
+        deals used, the stored result against the replayed one); a broken record raises
+        ``ddz.RecordError`` naming what is wrong (see ``ddz.record``)."""
+        from .record import read_game
+        return read_game(text)
+
+    def view_json(self, seat: Optional[int] = None) -> str:
+        """What ``seat`` has seen so far, as a ``ddz-view`` v1 record: its own dealt cards,
+        the public actions, its current observation and the result. ``seat=None`` gives a
+        spectator's view (public information only). Unlike ``to_json()`` it holds no card
+        hidden from that seat, so it is what a server may send to a player. Read it back
+        with ``ddz.record.read_view``; ``ddz replay`` prints it."""
+        from .record import view_record
+        return json.dumps(view_record(self, seat), ensure_ascii=False, sort_keys=True)
 
     def __repr__(self) -> str:
         return (f"Game({self._variant}, phase={self._phase}, to act={self.current_seat}, "
@@ -543,7 +539,7 @@ class Game:
         """Reports time spent on the current decision. When the decision's time
         (``move_timeout_s``) runs out, applies ``timeout()`` and returns its token."""
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
-            raise ValueError(f"elapsed seconds must be a non-negative number, not {seconds!r}")
+            raise ArgumentError(f"elapsed seconds must be a non-negative number, not {seconds!r}")
         if self.is_over:
             raise IllegalAction("the hand is over: no decision is timed")
         self._clock += seconds
@@ -592,7 +588,7 @@ class Game:
             from .bots import RuleBot
             bot = RuleBot()
         if not callable(getattr(bot, "act", None)):
-            raise TypeError("a bot needs an act(game, seat) method")
+            raise ArgumentTypeError("a bot needs an act(game, seat) method")
         self._bots[seat] = bot
 
     def clear_bot(self, seat: int) -> None:

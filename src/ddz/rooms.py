@@ -39,6 +39,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._rules import PLAYERS
 from .game import GameResult
+from .errors import ArgumentError, ArgumentTypeError
 
 __all__ = ["ROOMS", "Room", "Settlement", "settle"]
 
@@ -66,20 +67,20 @@ def _is_int(v: Any) -> bool:
 def _check_int(field: str, v: Any, lo: int, hi: Optional[int] = None) -> int:
     if not _is_int(v) or v < lo or (hi is not None and v > hi):
         bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{field} must be an integer {bound}, not {v!r}")
+        raise ArgumentError(f"{field} must be an integer {bound}, not {v!r}")
     return v
 
 
 def _exact(field: str, v: Any) -> Fraction:
     """A number as an exact fraction; a float is read as the decimal it prints as (0.9 -> 9/10)."""
     if isinstance(v, bool) or not isinstance(v, (int, float, Fraction, Decimal, Rational)):
-        raise ValueError(f"{field} must be a number, not {v!r}")
+        raise ArgumentError(f"{field} must be a number, not {v!r}")
     if isinstance(v, float):
         if not math.isfinite(v):
-            raise ValueError(f"{field} must be finite, not {v!r}")
+            raise ArgumentError(f"{field} must be finite, not {v!r}")
         return Fraction(repr(v))
     if isinstance(v, Decimal) and not v.is_finite():
-        raise ValueError(f"{field} must be finite, not {v!r}")
+        raise ArgumentError(f"{field} must be finite, not {v!r}")
     return Fraction(v)
 
 
@@ -130,17 +131,17 @@ class Room:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
-            raise ValueError(f"name must be a non-empty str, not {self.name!r}")
+            raise ArgumentError(f"name must be a non-empty str, not {self.name!r}")
         if self.variant not in _VARIANTS:
-            raise ValueError(f"variant must be one of {', '.join(map(repr, _VARIANTS))}, not {self.variant!r}")
+            raise ArgumentError(f"variant must be one of {', '.join(map(repr, _VARIANTS))}, not {self.variant!r}")
         own = _FIELDS[self.variant]
         for f in _ALL_OPTIONAL:
             if f not in own and getattr(self, f) is not None:
-                raise ValueError(f"{f} does not apply to a {self.variant!r} room (leave it unset)")
+                raise ArgumentError(f"{f} does not apply to a {self.variant!r} room (leave it unset)")
         put = lambda f, v: object.__setattr__(self, f, v)  # noqa: E731 (frozen dataclass)
         if self.variant == "classic":
             if self.base is None:
-                raise ValueError("base (初始底注) is required for a 'classic' room")
+                raise ArgumentError("base (初始底注) is required for a 'classic' room")
             _check_int("base", self.base, 1)
             if self.initial_multiplier is None:
                 put("initial_multiplier", 1)
@@ -152,11 +153,11 @@ class Room:
                 _check_int("cap", self.cap, 1)
         elif self.variant == "two_player":
             if self.kind not in ("score", "coin"):
-                raise ValueError(f"kind must be 'score' or 'coin' for a 'two_player' room, not {self.kind!r}")
+                raise ArgumentError(f"kind must be 'score' or 'coin' for a 'two_player' room, not {self.kind!r}")
             if self.base is None:
                 put("base", 1)
             if not _is_int(self.base) or self.base != 1:
-                raise ValueError(f"base must be 1 in a 'two_player' room (底分 = 1, RULES.md §2.2.4), "
+                raise ArgumentError(f"base must be 1 in a 'two_player' room (底分 = 1, RULES.md §2.2.4), "
                                  f"not {self.base!r}")
             if self.initial_multiplier is None:
                 put("initial_multiplier", 1)
@@ -164,21 +165,21 @@ class Room:
             if self.kind == "score":
                 for f in _COIN_ONLY:
                     if getattr(self, f) is not None:
-                        raise ValueError(f"{f} applies only to a coin room (kind='coin'), not to a score room")
+                        raise ArgumentError(f"{f} applies only to a coin room (kind='coin'), not to a score room")
             else:
                 if self.coefficient is None:
-                    raise ValueError("coefficient (房间系数 N) is required for a coin room")
+                    raise ArgumentError("coefficient (房间系数 N) is required for a coin room")
                 _check_int("coefficient", self.coefficient, 1)
                 if self.win_factor is None:
                     put("win_factor", 0.9)
                 wf = _exact("win_factor", self.win_factor)
                 if not 0 < wf <= 1:
-                    raise ValueError(f"win_factor must be in (0, 1], not {self.win_factor!r}")
+                    raise ArgumentError(f"win_factor must be in (0, 1], not {self.win_factor!r}")
                 if self.max_win_factor is None:
                     put("max_win_factor", 1)
                 mwf = _exact("max_win_factor", self.max_win_factor)
                 if not mwf > 0:
-                    raise ValueError(f"max_win_factor must be > 0, not {self.max_win_factor!r}")
+                    raise ArgumentError(f"max_win_factor must be > 0, not {self.max_win_factor!r}")
                 object.__setattr__(self, "_wf", wf)
                 object.__setattr__(self, "_mwf", mwf)
         else:
@@ -281,41 +282,41 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int], *, loss_
     See the module docstring for the arithmetic, rounding and conservation.
     """
     if not isinstance(result, GameResult):
-        raise TypeError(f"result must be a ddz.GameResult, not {type(result).__name__}")
+        raise ArgumentTypeError(f"result must be a ddz.GameResult, not {type(result).__name__}")
     if not isinstance(room, Room):
-        raise TypeError(f"room must be a ddz.rooms.Room, not {type(room).__name__}")
+        raise ArgumentTypeError(f"room must be a ddz.rooms.Room, not {type(room).__name__}")
     v = room.variant
     n = room.players
     scores = result.scores
     if not isinstance(scores, (list, tuple)) or len(scores) not in _BY_SEATS:
-        raise ValueError(f"result.scores must list one score per seat, not {scores!r}")
+        raise ArgumentError(f"result.scores must list one score per seat, not {scores!r}")
     if len(scores) != n:
         other = _BY_SEATS[len(scores)]
-        raise ValueError(f"result has {len(scores)} seats (a {_VARIANT_NAME[other]} result) but room "
+        raise ArgumentError(f"result has {len(scores)} seats (a {_VARIANT_NAME[other]} result) but room "
                          f"{room.name!r} is a {_VARIANT_NAME[v]} ({v!r}) room with {n} seats")
     coins = _coins(coins_before, room)
     if not _is_int(loss_factor) or loss_factor not in (1, 2):
-        raise ValueError(f"loss_factor must be 2 or 1 (classic_landlord_loss_factor), not {loss_factor!r}")
+        raise ArgumentError(f"loss_factor must be 2 or 1 (classic_landlord_loss_factor), not {loss_factor!r}")
     if v != "classic" and loss_factor != 2:
-        raise ValueError("loss_factor (classic_landlord_loss_factor) applies only to CLASSIC3 rooms")
+        raise ArgumentError("loss_factor (classic_landlord_loss_factor) applies only to CLASSIC3 rooms")
     kind = result.kind
     if kind == "void":
         if any(s != 0 for s in scores):
-            raise ValueError(f"a void result must have zero scores, not {list(scores)!r}")
+            raise ArgumentError(f"a void result must have zero scores, not {list(scores)!r}")
         zero = (0,) * n
         return Settlement(room.name, v, kind, 0, coins, zero, zero, zero, zero, coins, 0)
     if kind not in ("normal", "special", "escape"):
-        raise ValueError(f"result.kind must be 'normal', 'special', 'escape' or 'void', not {kind!r}")
+        raise ArgumentError(f"result.kind must be 'normal', 'special', 'escape' or 'void', not {kind!r}")
     if v == "classic":
         if kind != "normal":
             why = ("CLASSIC3 has no escape settlement: a bot plays the seat and the hand is settled normally "
                    "(RULES.md §2.1.10)" if kind == "escape" else
                    "special hands at the deal (天炸/天尊) exist only in BENGBU4")
-            raise ValueError(f"result.kind {kind!r} does not apply to CLASSIC3: {why}")
+            raise ArgumentError(f"result.kind {kind!r} does not apply to CLASSIC3: {why}")
         return _classic(result, room, coins, loss_factor)
     if v == "two_player":
         if kind == "special":
-            raise ValueError("result.kind 'special' does not apply to TWOP: special hands at the deal "
+            raise ArgumentError("result.kind 'special' does not apply to TWOP: special hands at the deal "
                              "(天炸/天尊) exist only in BENGBU4")
         return _twop_escape(result, room, coins) if kind == "escape" else _twop(result, room, coins)
     return _bengbu(result, room, coins)
@@ -326,9 +327,9 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int], *, loss_
 def _coins(coins_before: Any, room: Room) -> Tuple[int, ...]:
     n = room.players
     if isinstance(coins_before, (str, bytes, dict, set, frozenset)) or not hasattr(coins_before, "__len__"):
-        raise ValueError(f"coins_before must be a sequence of {n} ints, not {coins_before!r}")
+        raise ArgumentError(f"coins_before must be a sequence of {n} ints, not {coins_before!r}")
     if len(coins_before) != n:
-        raise ValueError(f"coins_before has {len(coins_before)} entries but room {room.name!r} "
+        raise ArgumentError(f"coins_before has {len(coins_before)} entries but room {room.name!r} "
                          f"({_VARIANT_NAME[room.variant]}) has {n} seats")
     out = []
     may_be_negative = room.variant == "bengbu" or room.kind == "score"
@@ -337,9 +338,9 @@ def _coins(coins_before: Any, room: Room) -> Tuple[int, ...]:
             if hasattr(c, "__index__") and not isinstance(c, bool):  # numpy integers
                 c = int(c.__index__())
             else:
-                raise ValueError(f"coins_before[{i}] must be an int, not {c!r}")
+                raise ArgumentError(f"coins_before[{i}] must be an int, not {c!r}")
         if c < 0 and not may_be_negative:
-            raise ValueError(f"coins_before[{i}] is negative ({c}); balances cannot be negative in room "
+            raise ArgumentError(f"coins_before[{i}] is negative ({c}); balances cannot be negative in room "
                              f"{room.name!r}")
         out.append(c)
     return tuple(out)
@@ -347,14 +348,14 @@ def _coins(coins_before: Any, room: Room) -> Tuple[int, ...]:
 
 def _seat(v: Any, n: int, field: str) -> int:
     if not _is_int(v) or not 0 <= v < n:
-        raise ValueError(f"{field} must be a seat 0..{n - 1}, not {v!r}")
+        raise ArgumentError(f"{field} must be a seat 0..{n - 1}, not {v!r}")
     return v
 
 
 def _winner(result: GameResult) -> bool:
     """True if the landlord won."""
     if result.winner_side not in ("landlord", "farmers"):
-        raise ValueError(f"result.winner_side must be 'landlord' or 'farmers' for a normal hand, "
+        raise ArgumentError(f"result.winner_side must be 'landlord' or 'farmers' for a normal hand, "
                          f"not {result.winner_side!r}")
     return result.winner_side == "landlord"
 
@@ -362,7 +363,7 @@ def _winner(result: GameResult) -> bool:
 def _int_scores(result: GameResult) -> List[int]:
     for i, s in enumerate(result.scores):
         if not _is_int(s):
-            raise ValueError(f"result.scores[{i}] must be an int, not {s!r}")
+            raise ArgumentError(f"result.scores[{i}] must be an int, not {s!r}")
     return list(result.scores)
 
 
@@ -376,7 +377,7 @@ def _classic(result: GameResult, room: Room, coins: Tuple[int, ...], lf: int) ->
     u = result.unit
     f1, f2 = (L + 1) % 3, (L + 2) % 3  # farmer 1 = the farmer after the landlord in turn order
     if not _is_int(u) or u < 0:
-        raise ValueError(f"result.unit must be a non-negative int, not {u!r}")
+        raise ArgumentError(f"result.unit must be a non-negative int, not {u!r}")
     want = [0, 0, 0]
     if won:
         want[L], want[f1], want[f2] = 2 * u, -u, -u
@@ -387,7 +388,7 @@ def _classic(result: GameResult, room: Room, coins: Tuple[int, ...], lf: int) ->
         hint = ""
         if not won and sc[L] == -(3 - lf) * u and u:
             hint = f" (the hand was scored with classic_landlord_loss_factor={3 - lf}; pass loss_factor={3 - lf})"
-        raise ValueError(f"result.scores {sc} do not match a CLASSIC3 {result.winner_side} win with unit "
+        raise ArgumentError(f"result.scores {sc} do not match a CLASSIC3 {result.winner_side} win with unit "
                          f"{u}, landlord seat {L} and loss_factor={lf}: expected {want}{hint}")
 
     X = _need(room.base) * _need(room.initial_multiplier) * D
@@ -457,7 +458,7 @@ def _twop(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
     sc = _int_scores(result)
     X = _need(room.initial_multiplier) * m
     if result.unit != X:
-        raise ValueError(f"result.unit {result.unit!r} != room.initial_multiplier × result.multiplier = "
+        raise ArgumentError(f"result.unit {result.unit!r} != room.initial_multiplier × result.multiplier = "
                          f"{room.initial_multiplier} × {m}: play the hand with "
                          f"Rules.two_player(twop_initial_multiplier={room.initial_multiplier}) "
                          f"for room {room.name!r}")
@@ -465,7 +466,7 @@ def _twop(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
     sign = 1 if won else -1
     A_L = 2 if sc[L] == sign * 2 * X else 1 if sc[L] == sign * X else None
     if A_L is None or sc[F] != -sign * X:
-        raise ValueError(f"result.scores {sc} do not match a TWOP {result.winner_side} win at X = {X} with "
+        raise ArgumentError(f"result.scores {sc} do not match a TWOP {result.winner_side} win at X = {X} with "
                          f"landlord seat {L} (landlord ±2X or ±X, farmer ∓X)")
     if room.kind == "score":
         score_gross = tuple(sc)
@@ -485,42 +486,42 @@ def _twop(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
 def _twop_escape(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
     f = result.factors
     if not isinstance(f, dict):
-        raise ValueError(f"result.factors of a TWOP escape must be a dict, not {f!r}")
+        raise ArgumentError(f"result.factors of a TWOP escape must be a dict, not {f!r}")
     missing = [k for k in ("escapee", "m_esc", "E", "role_escapee", "role_remaining", "I", "compensation")
                if k not in f]
     if missing:
-        raise ValueError(f"result.factors of a TWOP escape lacks {', '.join(missing)}")
+        raise ArgumentError(f"result.factors of a TWOP escape lacks {', '.join(missing)}")
     esc = _seat(f["escapee"], 2, "result.factors['escapee']")
     rem = 1 - esc
     m = _check_int("result.factors['m_esc']", f["m_esc"], 1)
     E = _check_int("result.factors['E']", f["E"], 1)
     allowed_E = (10,) if m < 10 else (2 * m,) if m > 10 else (20, 10)  # m_esc = 10: either threshold option
     if E not in allowed_E:
-        raise ValueError(f"result.factors['E'] = {E} must be {' or '.join(map(str, allowed_E))} for m_esc = {m} "
+        raise ArgumentError(f"result.factors['E'] = {E} must be {' or '.join(map(str, allowed_E))} for m_esc = {m} "
                          "(RULES.md §4.1: 10 if m_esc < 10, 2·m_esc if m_esc > 10)")
     a_esc, a_rem = f["role_escapee"], f["role_remaining"]
     if (a_esc, a_rem) not in ((2, 1), (1, 2), (1, 1)) or isinstance(a_esc, bool) or isinstance(a_rem, bool):
-        raise ValueError(f"result.factors role_escapee/role_remaining = {a_esc!r}/{a_rem!r} must be 2/1, 1/2 "
+        raise ArgumentError(f"result.factors role_escapee/role_remaining = {a_esc!r}/{a_rem!r} must be 2/1, 1/2 "
                          "or 1/1 (no landlord yet)")
     if result.landlord is not None:
         L = _seat(result.landlord, 2, "result.landlord")
         if (a_esc == 2) != (esc == L) or (a_rem == 2) != (rem == L):
-            raise ValueError(f"result.factors roles {a_esc}/{a_rem} do not match landlord seat {L} "
+            raise ArgumentError(f"result.factors roles {a_esc}/{a_rem} do not match landlord seat {L} "
                              f"(escapee seat {esc})")
     I = f["I"]
     if I != room.initial_multiplier:
-        raise ValueError(f"result.factors['I'] = {I!r} != room.initial_multiplier = {room.initial_multiplier}: "
+        raise ArgumentError(f"result.factors['I'] = {I!r} != room.initial_multiplier = {room.initial_multiplier}: "
                          f"play the hand with Rules.two_player(twop_initial_multiplier={room.initial_multiplier}) "
                          f"for room {room.name!r}")
     comp = f["compensation"]
     if comp not in ("normal_win", "none"):
-        raise ValueError(f"result.factors['compensation'] must be 'normal_win' or 'none', not {comp!r}")
+        raise ArgumentError(f"result.factors['compensation'] must be 'normal_win' or 'none', not {comp!r}")
     sc = _int_scores(result)
     want = [0, 0]
     want[esc] = -a_esc * E * I
     want[rem] = a_rem * I * m if comp == "normal_win" else 0
     if sc != want:
-        raise ValueError(f"result.scores {sc} do not match the escape factors (expected {want}: escapee "
+        raise ArgumentError(f"result.scores {sc} do not match the escape factors (expected {want}: escapee "
                          f"−A·E·I, remaining A_rem·I·m_esc or 0)")
     X = I * m
     if room.kind == "score":
@@ -542,7 +543,7 @@ def _twop_escape(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Sett
 def _bengbu(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
     sc = _int_scores(result)
     if sum(sc) != 0:
-        raise ValueError(f"result.scores {sc} of a BENGBU4 hand must sum to zero")
+        raise ArgumentError(f"result.scores {sc} of a BENGBU4 hand must sum to zero")
     if result.kind == "normal":
         _seat(result.landlord, 4, "result.landlord")
         _winner(result)
@@ -550,7 +551,7 @@ def _bengbu(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlemen
         f = result.factors
         esc = _seat(f.get("escapee") if isinstance(f, dict) else None, 4, "result.factors['escapee']")
         if sc[esc] >= 0 or any(s < 0 for i, s in enumerate(sc) if i != esc):
-            raise ValueError(f"result.scores {sc} of a BENGBU4 escape: only the escapee (seat {esc}) pays")
+            raise ArgumentError(f"result.scores {sc} of a BENGBU4 escape: only the escapee (seat {esc}) pays")
     money = tuple(s * _need(room.point_value) for s in sc)
     return Settlement(room.name, "bengbu", result.kind, _need(room.point_value), coins, money, money, (0,) * 4, money,
                       tuple(c + d for c, d in zip(coins, money)), 0)

@@ -1,0 +1,44 @@
+"""The errors ddz raises on bad input, one hierarchy for the whole package.
+
+Every error is a ``DdzError``, which is a ``ValueError``; the message names what was wrong
+(long inputs are cut), and the object the call was made on is left exactly as it was. A
+value of the wrong Python type raises the ``…TypeError`` twin of the error, which derives
+from that error and from ``TypeError``, so either ``except`` catches it::
+
+    DdzError (ValueError)
+    ├── CardError            malformed cards, too many copies, the wrong deck count
+    │   └── CardTypeError    (+ TypeError)
+    ├── MoveError            no legal combination, an unknown move or action id
+    │   └── MoveTypeError
+    ├── IllegalAction        an action not legal in the state (out of turn, not held, ...)
+    │   └── IllegalActionTypeError
+    ├── ArgumentError        an argument or option out of range or invalid
+    │   └── ArgumentTypeError
+    └── RecordError          a game record that cannot be read or does not replay
+        └── RecordTypeError
+"""
+from __future__ import annotations
+
+from ._core import (
+    ArgumentError,
+    ArgumentTypeError,
+    CardError,
+    CardTypeError,
+    DdzError,
+    IllegalAction,
+    IllegalActionTypeError,
+    MoveError,
+    MoveTypeError,
+)
+
+__all__ = ["ArgumentError", "ArgumentTypeError", "CardError", "CardTypeError", "DdzError", "IllegalAction",
+           "IllegalActionTypeError", "MoveError", "MoveTypeError", "RecordError", "RecordTypeError"]
+
+
+class RecordError(DdzError):
+    """A ``ddz-game`` or ``ddz-view`` record that is malformed, inconsistent, or whose stored
+    result differs from its replay."""
+
+
+class RecordTypeError(RecordError, TypeError):
+    """A record of the wrong Python type (not a str)."""
