@@ -58,6 +58,15 @@ inline std::string shown(const std::string& s, size_t max = 48) {
 
 inline std::string type_name(py::handle h) { return std::string(py::str(py::type::handle_of(h).attr("__name__"))); }
 
+/// An int argument as text for a message (an int too large to print is named by its size).
+inline std::string int_shown(py::handle h) {
+  try {
+    return shown(std::string(py::str(h)));
+  } catch (const py::error_already_set&) {
+    return "an integer of more than 4000 digits";
+  }
+}
+
 /// An int argument in [lo, hi]; bool and non-int values are type errors (no silent truncation).
 inline long long int_arg(py::handle h, const char* what, long long lo, long long hi) {
   if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr()))
@@ -66,7 +75,7 @@ inline long long int_arg(py::handle h, const char* what, long long lo, long long
   long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
   if (overflow || v < lo || v > hi)
     throw ArgumentError(std::string(what) + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", not " +
-                        shown(std::string(py::str(h))));
+                        int_shown(h));
   return v;
 }
 
@@ -77,7 +86,7 @@ inline uint64_t u64_arg(py::handle h, const char* what) {
   unsigned long long v = PyLong_AsUnsignedLongLong(h.ptr());
   if (v == (unsigned long long)-1 && PyErr_Occurred()) {
     PyErr_Clear();
-    throw ArgumentError(std::string(what) + " must be in 0..2**64-1, not " + shown(std::string(py::str(h))));
+    throw ArgumentError(std::string(what) + " must be in 0..2**64-1, not " + int_shown(h));
   }
   return uint64_t(v);
 }
@@ -263,7 +272,7 @@ long long action_id_arg(py::handle h, int pass) {
   int overflow = 0;
   long long id = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
   if (overflow || id < 0 || id > pass)
-    throw E("action id " + shown(std::string(py::str(h))) + " is out of range 0.." + std::to_string(pass) + " (" +
+    throw E("action id " + int_shown(h) + " is out of range 0.." + std::to_string(pass) + " (" +
             std::to_string(pass) + " is PASS)");
   return id;
 }

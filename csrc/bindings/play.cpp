@@ -34,7 +34,7 @@ int seat_arg(const PlayStateObj& P, py::handle seat) {
   int overflow = 0;
   long long s = PyLong_AsLongLongAndOverflow(seat.ptr(), &overflow);
   if (overflow || s < 0 || s >= P.s.n)
-    throw ArgumentError("no seat " + shown(std::string(py::str(seat))) + ": seats are 0.." + std::to_string(P.s.n - 1));
+    throw ArgumentError("no seat " + int_shown(seat) + ": seats are 0.." + std::to_string(P.s.n - 1));
   return int(s);
 }
 

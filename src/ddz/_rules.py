@@ -6,7 +6,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Dict, Mapping, Tuple
 
 from . import _core
-from .errors import ArgumentError, ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError, shown
 
 __all__ = ["Rules", "VARIANTS"]
 
@@ -18,7 +18,7 @@ PLAYERS = {"classic": 3, "two_player": 2, "bengbu": 4}
 
 def _bool(name: str, v: Any) -> bool:
     if not isinstance(v, bool):
-        raise ArgumentTypeError(f"option {name} must be True or False, not {v!r}")
+        raise ArgumentTypeError(f"option {name} must be True or False, not {shown(v)}")
     return v
 
 
@@ -26,13 +26,13 @@ def _choice(*allowed: Any, reserved: Tuple[Any, ...] = ()) -> Callable[[str, Any
     def check(name: str, v: Any) -> Any:
         if v in reserved:
             raise ArgumentError(
-                f"option {name}={v!r} is reserved: RULES.md does not define it yet (allowed: "
+                f"option {name}={shown(v)} is reserved: RULES.md does not define it yet (allowed: "
                 + ", ".join(repr(a) for a in allowed) + ")")
         if type(v) is not type(allowed[0]) and not (isinstance(v, int) and isinstance(allowed[0], int)
                                                      and not isinstance(v, bool) and not isinstance(allowed[0], bool)):
-            raise ArgumentTypeError(f"option {name} must be one of {', '.join(repr(a) for a in allowed)}, not {v!r}")
+            raise ArgumentTypeError(f"option {name} must be one of {', '.join(repr(a) for a in allowed)}, not {shown(v)}")
         if v not in allowed:
-            raise ArgumentError(f"option {name} must be one of {', '.join(repr(a) for a in allowed)}, not {v!r}")
+            raise ArgumentError(f"option {name} must be one of {', '.join(repr(a) for a in allowed)}, not {shown(v)}")
         return v
     return check
 
@@ -41,18 +41,18 @@ def _int_range(lo: int, hi: int | None = None) -> Callable[[str, Any], int]:
     def check(name: str, v: Any) -> int:
         bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
         if isinstance(v, bool) or not isinstance(v, int):
-            raise ArgumentTypeError(f"option {name} must be an integer {bound}, not {v!r}")
+            raise ArgumentTypeError(f"option {name} must be an integer {bound}, not {shown(v)}")
         if v < lo or (hi is not None and v > hi):
-            raise ArgumentError(f"option {name} must be an integer {bound}, not {v!r}")
+            raise ArgumentError(f"option {name} must be an integer {bound}, not {shown(v)}")
         return v
     return check
 
 
 def _positive(name: str, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ArgumentTypeError(f"option {name} must be a positive number, not {v!r}")
+        raise ArgumentTypeError(f"option {name} must be a positive number, not {shown(v)}")
     if not v > 0 or v == float("inf"):
-        raise ArgumentError(f"option {name} must be a positive number, not {v!r}")
+        raise ArgumentError(f"option {name} must be a positive number, not {shown(v)}")
     return v
 
 
@@ -132,12 +132,13 @@ class Rules(_core.RulesCore):
         if not isinstance(variant, str):
             raise ArgumentTypeError(f"a variant is a str ({', '.join(VARIANTS)}), not {type(variant).__name__}")
         if variant not in _VARIANT_ID:
-            raise ArgumentError(f"unknown variant {variant!r}: use one of {', '.join(VARIANTS)}")
+            raise ArgumentError(f"unknown variant {shown(variant)}: use one of {', '.join(VARIANTS)}")
         specs = {**_COMMON, **_PER_VARIANT[variant]}
         unknown = sorted(set(options) - set(specs))
         if unknown:
             raise ArgumentError(
-                f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} for variant {variant!r} "
+                f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(n[:40] for n in unknown[:5])}"
+                f"{' ...' if len(unknown) > 5 else ''} for variant {shown(variant)} "
                 f"(known: {', '.join(sorted(specs))})")
         values: Dict[str, Any] = {}
         for name, (default, check) in specs.items():

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _core
 from ._rules import Rules
-from .errors import ArgumentError, ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError, shown
 
 __all__ = ["SimulationResult", "simulate", "POLICIES", "MAX_THREADS"]
 
@@ -70,7 +70,7 @@ def simulate(rules: Rules, games: int = 1000, policy: str = "random", seed: int 
     if not isinstance(policy, str):
         raise ArgumentTypeError(f"policy must be a str ({', '.join(POLICIES)}), not {type(policy).__name__}")
     if policy not in POLICIES:
-        raise ArgumentError(f"unknown policy {policy!r}: use one of {', '.join(POLICIES)}")
+        raise ArgumentError(f"unknown policy {shown(policy)}: use one of {', '.join(POLICIES)}")
     # rules, games (0..2**28), seed and first_game (0..2**64-1) and threads (1..MAX_THREADS)
     # are checked by the core, with messages naming the argument
     t0 = time.perf_counter()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterable, List, Sequence
 
 from ._core import CardError
-from .errors import ArgumentError
+from .errors import ArgumentError, shown
 
 __all__ = ["RANKS", "SUITS", "card_name", "card_id", "card_rank", "deck_ids", "ranks_of", "parse_card_names"]
 
@@ -20,7 +20,7 @@ SUITS = "shcd"
 
 def _check_decks(decks: int) -> None:
     if decks not in (1, 2):
-        raise ArgumentError(f"decks must be 1 or 2, not {decks!r}")
+        raise ArgumentError(f"decks must be 1 or 2, not {shown(decks)}")
 
 
 def card_rank(cid: int) -> int:
@@ -33,7 +33,7 @@ def card_name(cid: int, decks: int = 1) -> str:
     """'3s', 'Th', 'B'; the second deck's copy ends with "'"."""
     _check_decks(decks)
     if isinstance(cid, bool) or not isinstance(cid, int) or not 0 <= cid < 54 * decks:
-        raise CardError(f"card id {cid!r} is not in 0..{54 * decks - 1}")
+        raise CardError(f"card id {shown(cid)} is not in 0..{54 * decks - 1}")
     x = cid % 54
     name = RANKS[x // 4] + SUITS[x % 4] if x < 52 else "BR"[x - 52]
     return name + ("'" if cid >= 54 else "")
@@ -46,13 +46,13 @@ def card_id(name: str, decks: int = 1) -> int:
     second = raw.endswith("'")
     core = raw[:-1] if second else raw
     if second and decks == 1:
-        raise CardError(f"card {name!r} names a second deck, but these rules use one deck")
+        raise CardError(f"card {shown(name)} names a second deck, but these rules use one deck")
     if core in ("B", "R"):
         x = 52 if core == "B" else 53
     elif len(core) == 2 and core[0].upper() in RANKS[:13] and core[1].lower() in SUITS:
         x = 4 * RANKS.index(core[0].upper()) + SUITS.index(core[1].lower())
     else:
-        raise CardError(f"unknown card {name!r}: write a rank and a suit (3s, Th, 2d) or B / R for the jokers")
+        raise CardError(f"unknown card {shown(name)}: write a rank and a suit (3s, Th, 2d) or B / R for the jokers")
     return x + (54 if second else 0)
 
 
@@ -63,7 +63,7 @@ def parse_card_names(text: str | Sequence, decks: int = 1) -> List[int]:
     ids: List[int] = []
     for it in items:
         if isinstance(it, bool):
-            raise CardError(f"not a card: {it!r}")
+            raise CardError(f"not a card: {shown(it)}")
         cid = it if isinstance(it, int) else card_id(str(it), decks)
         if not 0 <= cid < 54 * decks:
             raise CardError(f"card id {cid} is not in 0..{54 * decks - 1}")

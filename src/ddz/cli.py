@@ -17,6 +17,7 @@ from . import CardError, Game, MoveError, Rules, legal_moves, simulate
 from ._sim import MAX_THREADS, concat
 from .bots import RandomBot, RuleBot
 from .cards import RANKS, card_id, card_rank
+from .record import VIEW_FORMAT, read_view
 
 _VARIANT_ALIASES = {"classic": "classic", "two-player": "two_player", "two_player": "two_player",
                     "twop": "two_player", "bengbu": "bengbu"}
@@ -317,14 +318,37 @@ def _cmd_bench(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int
 
 # ---- ddz replay ------------------------------------------------------------------------
 
+def _print_view(con: Console, name: str, view: Dict[str, Any]) -> int:
+    """A ddz-view record: what one seat (or a spectator) saw; hidden cards are not in it."""
+    decks = 2 if view["rules"]["variant"] == "bengbu" else 1
+    seat = view["seat"]
+    who = "a spectator" if seat is None else f"seat {seat}"
+    con.print(f"[bold]view[/] {name}: what {who} saw, {view['rules']['variant']}, "
+              f"{len(view['deals'])} deal(s), {len(view['actions'])} action(s)")
+    for i, dl in enumerate(view["deals"]):
+        if dl.get("hand") is not None:
+            con.print(f"deal {i}: seat {seat} dealt {show_cards(dl['hand'], decks)}")
+    for n, a in enumerate(view["actions"], 1):
+        con.print(f"{n:3d}. seat {a['seat']}: {_play_markup(a['action'], decks)}")
+    r = view.get("result")
+    if r:
+        con.print(f"[bold]hand over[/]: {r['kind']}" + (f", {r['winner_side']} win" if r.get("winner_side") else ""))
+        con.print("scores: " + " ".join(str(x) for x in r["scores"]))
+    else:
+        con.print(f"(the view stops before the end of the hand: phase {view['observation'].get('phase')})")
+    return 0
+
+
 def _cmd_replay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
     con = _console(stdout)
     try:
         with open(args.file, encoding="utf-8") as f:
             text = f.read()
         record = json.loads(text)
+        if isinstance(record, dict) and record.get("format") == VIEW_FORMAT:
+            return _print_view(con, args.file, read_view(text))
         g = Game.from_json(text)
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (OSError, ValueError) as e:
         print(f"ddz replay: cannot replay {args.file}: {e}", file=sys.stderr)
         return 2
     decks = g.rules.decks
@@ -393,7 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
     bn.set_defaults(func=_cmd_bench)
 
     rp = sub.add_parser("replay", help="print a recorded hand move by move with the result",
-                        description="Replay a game record written by Game.to_json() or `ddz play --record`.")
+                        description="Replay a game record written by Game.to_json() or `ddz play --record`, "
+                                    "or print a seat's view written by Game.view_json(seat).")
     rp.add_argument("file", help="the record (JSON)")
     rp.set_defaults(func=_cmd_replay)
     return p

@@ -31,7 +31,7 @@ from ._core import (
     MoveTypeError,
 )
 
-__all__ = ["ArgumentError", "ArgumentTypeError", "CardError", "CardTypeError", "DdzError", "IllegalAction",
+__all__ = ["ArgumentError", "ArgumentTypeError", "CardError", "CardTypeError", "DdzError", "IllegalAction", "shown",
            "IllegalActionTypeError", "MoveError", "MoveTypeError", "RecordError", "RecordTypeError"]
 
 
@@ -42,3 +42,13 @@ class RecordError(DdzError):
 
 class RecordTypeError(RecordError, TypeError):
     """A record of the wrong Python type (not a str)."""
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for an error message, cut to ``limit`` characters (an input quoted in a
+    message never makes the message long; an int too large to print is named by its size)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int past the interpreter's digit limit
+        return f"an integer of {value.bit_length()} bits" if isinstance(value, int) else "an unprintable value"
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ._core import CardError, Cards, IllegalAction, Kind, Move, PlayState
 from ._rules import Rules
 from .cards import RANKS, card_name, card_rank, deck_ids, parse_card_names, ranks_of
-from .errors import ArgumentError, ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError, shown
 
 __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_factor"]
 
@@ -65,7 +65,7 @@ def kitty_factor(kitty: str, combine: str = "product") -> int:
 
 def _token(action: Any) -> str:
     if not isinstance(action, str):
-        raise IllegalAction(f"a decision is one of the tokens of RULES.md §1.5 (a str), not {action!r}")
+        raise IllegalAction(f"a decision is one of the tokens of RULES.md §1.5 (a str), not {shown(action)}")
     return action.strip().upper()
 
 
@@ -94,14 +94,15 @@ class Game:
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ArgumentTypeError(f"seed must be an int, not {type(seed).__name__}")
         if not 0 <= seed < 2**64:
-            raise ArgumentError(f"seed must be in 0..2**64-1, not {str(seed)[:40]}")
+            shown = str(seed) if seed.bit_length() <= 128 else f"an integer of {seed.bit_length()} bits"
+            raise ArgumentError(f"seed must be in 0..2**64-1, not {shown}")
         for name, v in (("base", base), ("initial_multiplier", initial_multiplier)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ArgumentError(f"{name} must be a positive integer, not {v!r}")
+                raise ArgumentError(f"{name} must be a positive integer, not {shown(v)}")
         for name, seat_arg in (("first_bidder", first_bidder), ("first_to_decide", first_to_decide)):
             if seat_arg is not None and (isinstance(seat_arg, bool) or not isinstance(seat_arg, int)
                                          or not 0 <= seat_arg < self._n):
-                raise ArgumentError(f"{name} must be a seat 0..{self._n - 1}, not {seat_arg!r}")
+                raise ArgumentError(f"{name} must be a seat 0..{self._n - 1}, not {shown(seat_arg)}")
         if first_to_decide is not None and self._variant != "two_player":
             raise ArgumentError("first_to_decide exists only in TWOP (the PRE_DEAL phase, RULES.md §2.2.3)")
         self._seed = seed
@@ -331,7 +332,7 @@ class Game:
 
     def _check_seat(self, seat: int) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self._n:
-            raise ArgumentError(f"no seat {seat!r}: seats are 0..{self._n - 1}")
+            raise ArgumentError(f"no seat {shown(seat)}: seats are 0..{self._n - 1}")
 
     def legal_actions(self) -> List[str]:
         if self._phase == "OVER":
@@ -356,7 +357,8 @@ class Game:
             token = _token(action)
             legal = self._decision_actions()
             if token not in legal:
-                raise IllegalAction(f"{token or repr(action)} is not legal for seat {seat} in phase {self._phase}: "
+                what = shown(token, 40) if token else shown(action, 40)
+                raise IllegalAction(f"{what} is not legal for seat {seat} in phase {self._phase}: "
                                     f"legal actions are {', '.join(legal)}")
             self._history.append((seat, token))
             self._actions.append({"seat": seat, "action": token})
@@ -392,7 +394,7 @@ class Game:
                 return self._check_held(seat, parse_card_names(text, self._decks))
             ranks = str(Cards(text, decks=self._decks))
         else:
-            raise IllegalAction(f"a play is 'PLAY <cards>', 'PASS', a Move or a list of card ids, not {action!r}")
+            raise IllegalAction(f"a play is 'PLAY <cards>', 'PASS', a Move or a list of card ids, not {shown(action)}")
         by_rank: Dict[int, List[int]] = {}
         for c in held:
             by_rank.setdefault(card_rank(c), []).append(c)
@@ -400,7 +402,7 @@ class Game:
         for ch in ranks:
             pool = by_rank.get(RANKS.index(ch), [])
             if not pool:
-                raise IllegalAction(f"seat {seat} does not hold {ranks!r} (holds {ranks_of(held)!r})")
+                raise IllegalAction(f"seat {seat} does not hold {shown(ranks)} (holds {ranks_of(held)!r})")
             ids.append(pool.pop(0))
         return ids
 
@@ -539,7 +541,7 @@ class Game:
         """Reports time spent on the current decision. When the decision's time
         (``move_timeout_s``) runs out, applies ``timeout()`` and returns its token."""
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
-            raise ArgumentError(f"elapsed seconds must be a non-negative number, not {seconds!r}")
+            raise ArgumentError(f"elapsed seconds must be a non-negative number, not {shown(seconds)}")
         if self.is_over:
             raise IllegalAction("the hand is over: no decision is timed")
         self._clock += seconds

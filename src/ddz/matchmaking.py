@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
-from .errors import ArgumentError, ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError, shown
 
 __all__ = ["Matchmaker", "MATCH_TIERS"]
 
@@ -70,13 +70,13 @@ def _is_int(v: Any) -> bool:
 
 def _check_time(name: str, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise ArgumentError(f"{name} must be a finite number of seconds, not {v!r}")
+        raise ArgumentError(f"{name} must be a finite number of seconds, not {shown(v)}")
     return v
 
 
 def _check_delay(name: str, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
-        raise ArgumentError(f"{name} must be a positive number of seconds, not {v!r}")
+        raise ArgumentError(f"{name} must be a positive number of seconds, not {shown(v)}")
     return v
 
 
@@ -97,12 +97,12 @@ class Matchmaker:
     def __init__(self, tier: str, *, stage2_after_s: float = 10, stage3_after_s: float = 20) -> None:
         canon = _TIER_ALIASES.get(tier.strip().lower() if isinstance(tier, str) else None)  # type: ignore[arg-type]
         if canon is None:
-            raise ArgumentError(f"unknown matchmaking tier {tier!r}: use one of "
-                             + ", ".join(f"{k!r} ({v})" for k, v in MATCH_TIERS.items()))
+            raise ArgumentError(f"unknown matchmaking tier {shown(tier)}: use one of "
+                             + ", ".join(f"{shown(k)} ({v})" for k, v in MATCH_TIERS.items()))
         s2 = _check_delay("stage2_after_s", stage2_after_s)
         s3 = _check_delay("stage3_after_s", stage3_after_s)
         if s3 < s2:
-            raise ArgumentError(f"stage3_after_s ({s3!r}) must not be less than stage2_after_s ({s2!r})")
+            raise ArgumentError(f"stage3_after_s ({shown(s3)}) must not be less than stage2_after_s ({shown(s2)})")
         self._tier = canon
         self._stage2 = s2
         self._stage3 = s3
@@ -115,7 +115,7 @@ class Matchmaker:
         (``rules.options["match_stage2_after_s"]`` / ``["match_stage3_after_s"]``, §7)."""
         variant = getattr(rules, "variant", None)
         if variant != "classic":
-            raise ArgumentError(f"matchmaking is defined for CLASSIC3 rules only (RULES.md §3), not variant {variant!r}")
+            raise ArgumentError(f"matchmaking is defined for CLASSIC3 rules only (RULES.md §3), not variant {shown(variant)}")
         opts = rules.options
         try:
             s2, s3 = opts["match_stage2_after_s"], opts["match_stage3_after_s"]
@@ -163,12 +163,12 @@ class Matchmaker:
         if not isinstance(player_id, str):
             raise ArgumentTypeError(f"player_id must be a str, not {type(player_id).__name__}")
         if player_id in self._entries:
-            raise ArgumentError(f"player {player_id!r} is already waiting")
+            raise ArgumentError(f"player {shown(player_id)} is already waiting")
         for name, v in (("coins", coins), ("won", won), ("completed", completed)):
             if not _is_int(v) or v < 0:
-                raise ArgumentError(f"{name} of player {player_id!r} must be a non-negative integer, not {v!r}")
+                raise ArgumentError(f"{name} of player {shown(player_id)} must be a non-negative integer, not {shown(v)}")
         if won > completed:
-            raise ArgumentError(f"player {player_id!r}: won ({won}) must not exceed completed ({completed})")
+            raise ArgumentError(f"player {shown(player_id)}: won ({won}) must not exceed completed ({completed})")
         t = _check_time("now", now)
         self._entries[player_id] = _Entry(player_id, coins, won, completed, t, self._seq)
         self._seq += 1
@@ -258,7 +258,7 @@ class Matchmaker:
     @staticmethod
     def _check_not_before(e: _Entry, now: float) -> None:
         if now < e.joined_at:
-            raise ArgumentError(f"now={now!r} is earlier than the join time {e.joined_at!r} of player {e.player_id!r}")
+            raise ArgumentError(f"now={shown(now)} is earlier than the join time {shown(e.joined_at)} of player {shown(e.player_id)}")
 
     def _stage(self, e: _Entry, now: float) -> int:
         waited = now - e.joined_at

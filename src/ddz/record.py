@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional
 
 from ._rules import PLAYERS, VARIANTS, Rules
 from .cards import card_id, card_name, deck_ids
-from .errors import DdzError, RecordError, RecordTypeError
+from .errors import DdzError, RecordError, RecordTypeError, shown
 from .game import _ASIDE_SIZE, _HAND_SIZE, _KITTY_SIZE, RECORD_FORMAT, RECORD_VERSION, Game
 
 __all__ = ["GAME_FORMAT", "VIEW_FORMAT", "VERSION", "read_game", "read_view", "view_record"]
@@ -40,7 +40,7 @@ def _load(text: Any, fmt: str) -> Dict[str, Any]:
     except RecursionError:
         raise RecordError(f"not a {fmt} record: nested too deeply") from None
     if not isinstance(d, dict) or d.get("format") != fmt:
-        raise RecordError(f"not a {fmt} record (its \"format\" must be {fmt!r})")
+        raise RecordError(f"not a {fmt} record (its \"format\" must be {shown(fmt)})")
     v = d.get("version")
     if type(v) is not int or v != VERSION:
         raise RecordError(f"unsupported {fmt} version {_short(v)} (this ddz reads version {VERSION}, an integer)")
@@ -48,27 +48,26 @@ def _load(text: Any, fmt: str) -> Dict[str, Any]:
 
 
 def _short(v: Any, n: int = 60) -> str:
-    s = repr(v)
-    return s if len(s) <= n else s[:n] + f"... ({len(s)} characters)"
+    return shown(v, n)
 
 
 def _field(d: Dict[str, Any], key: str, kind: Any, what: str) -> Any:
     if key not in d:
-        raise RecordError(f"{what} has no {key!r}")
+        raise RecordError(f"{what} has no {shown(key)}")
     v = d[key]
     if kind is int:
         ok = type(v) is int
     else:
         ok = isinstance(v, kind) and not isinstance(v, bool)
     if not ok:
-        raise RecordError(f"{what}: {key!r} must be {getattr(kind, '__name__', kind)}, not {_short(v)}")
+        raise RecordError(f"{what}: {shown(key)} must be {getattr(kind, '__name__', kind)}, not {_short(v)}")
     return v
 
 
 def _int(d: Dict[str, Any], key: str, lo: int, hi: int, what: str) -> int:
     v = _field(d, key, int, what)
     if not lo <= v <= hi:
-        raise RecordError(f"{what}: {key!r} must be in {lo}..{hi}, not {_short(v)}")
+        raise RecordError(f"{what}: {shown(key)} must be in {lo}..{hi}, not {_short(v)}")
     return v
 
 
@@ -169,7 +168,7 @@ def read_game(text: Any) -> Game:
                 pending_timeout = True
                 continue
             if pending_timeout and expected is not None and token != expected:
-                raise RecordError(f"{what} follows a TIMEOUT, so it must be the default action {expected!r}, "
+                raise RecordError(f"{what} follows a TIMEOUT, so it must be the default action {shown(expected)}, "
                                   f"not {_short(token)}")
             pending_timeout = False
             g.apply(token)

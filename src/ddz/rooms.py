@@ -39,7 +39,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._rules import PLAYERS
 from .game import GameResult
-from .errors import ArgumentError, ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError, shown
 
 __all__ = ["ROOMS", "Room", "Settlement", "settle"]
 
@@ -67,20 +67,20 @@ def _is_int(v: Any) -> bool:
 def _check_int(field: str, v: Any, lo: int, hi: Optional[int] = None) -> int:
     if not _is_int(v) or v < lo or (hi is not None and v > hi):
         bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ArgumentError(f"{field} must be an integer {bound}, not {v!r}")
+        raise ArgumentError(f"{field} must be an integer {bound}, not {shown(v)}")
     return v
 
 
 def _exact(field: str, v: Any) -> Fraction:
     """A number as an exact fraction; a float is read as the decimal it prints as (0.9 -> 9/10)."""
     if isinstance(v, bool) or not isinstance(v, (int, float, Fraction, Decimal, Rational)):
-        raise ArgumentError(f"{field} must be a number, not {v!r}")
+        raise ArgumentError(f"{field} must be a number, not {shown(v)}")
     if isinstance(v, float):
         if not math.isfinite(v):
-            raise ArgumentError(f"{field} must be finite, not {v!r}")
+            raise ArgumentError(f"{field} must be finite, not {shown(v)}")
         return Fraction(repr(v))
     if isinstance(v, Decimal) and not v.is_finite():
-        raise ArgumentError(f"{field} must be finite, not {v!r}")
+        raise ArgumentError(f"{field} must be finite, not {shown(v)}")
     return Fraction(v)
 
 
@@ -131,13 +131,13 @@ class Room:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
-            raise ArgumentError(f"name must be a non-empty str, not {self.name!r}")
+            raise ArgumentError(f"name must be a non-empty str, not {shown(self.name)}")
         if self.variant not in _VARIANTS:
-            raise ArgumentError(f"variant must be one of {', '.join(map(repr, _VARIANTS))}, not {self.variant!r}")
+            raise ArgumentError(f"variant must be one of {', '.join(map(repr, _VARIANTS))}, not {shown(self.variant)}")
         own = _FIELDS[self.variant]
         for f in _ALL_OPTIONAL:
             if f not in own and getattr(self, f) is not None:
-                raise ArgumentError(f"{f} does not apply to a {self.variant!r} room (leave it unset)")
+                raise ArgumentError(f"{f} does not apply to a {shown(self.variant)} room (leave it unset)")
         put = lambda f, v: object.__setattr__(self, f, v)  # noqa: E731 (frozen dataclass)
         if self.variant == "classic":
             if self.base is None:
@@ -153,12 +153,12 @@ class Room:
                 _check_int("cap", self.cap, 1)
         elif self.variant == "two_player":
             if self.kind not in ("score", "coin"):
-                raise ArgumentError(f"kind must be 'score' or 'coin' for a 'two_player' room, not {self.kind!r}")
+                raise ArgumentError(f"kind must be 'score' or 'coin' for a 'two_player' room, not {shown(self.kind)}")
             if self.base is None:
                 put("base", 1)
             if not _is_int(self.base) or self.base != 1:
                 raise ArgumentError(f"base must be 1 in a 'two_player' room (底分 = 1, RULES.md §2.2.4), "
-                                 f"not {self.base!r}")
+                                 f"not {shown(self.base)}")
             if self.initial_multiplier is None:
                 put("initial_multiplier", 1)
             _check_int("initial_multiplier", self.initial_multiplier, 1)
@@ -174,12 +174,12 @@ class Room:
                     put("win_factor", 0.9)
                 wf = _exact("win_factor", self.win_factor)
                 if not 0 < wf <= 1:
-                    raise ArgumentError(f"win_factor must be in (0, 1], not {self.win_factor!r}")
+                    raise ArgumentError(f"win_factor must be in (0, 1], not {shown(self.win_factor)}")
                 if self.max_win_factor is None:
                     put("max_win_factor", 1)
                 mwf = _exact("max_win_factor", self.max_win_factor)
                 if not mwf > 0:
-                    raise ArgumentError(f"max_win_factor must be > 0, not {self.max_win_factor!r}")
+                    raise ArgumentError(f"max_win_factor must be > 0, not {shown(self.max_win_factor)}")
                 object.__setattr__(self, "_wf", wf)
                 object.__setattr__(self, "_mwf", mwf)
         else:
@@ -289,14 +289,14 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int], *, loss_
     n = room.players
     scores = result.scores
     if not isinstance(scores, (list, tuple)) or len(scores) not in _BY_SEATS:
-        raise ArgumentError(f"result.scores must list one score per seat, not {scores!r}")
+        raise ArgumentError(f"result.scores must list one score per seat, not {shown(scores)}")
     if len(scores) != n:
         other = _BY_SEATS[len(scores)]
         raise ArgumentError(f"result has {len(scores)} seats (a {_VARIANT_NAME[other]} result) but room "
-                         f"{room.name!r} is a {_VARIANT_NAME[v]} ({v!r}) room with {n} seats")
+                         f"{shown(room.name)} is a {_VARIANT_NAME[v]} ({shown(v)}) room with {n} seats")
     coins = _coins(coins_before, room)
     if not _is_int(loss_factor) or loss_factor not in (1, 2):
-        raise ArgumentError(f"loss_factor must be 2 or 1 (classic_landlord_loss_factor), not {loss_factor!r}")
+        raise ArgumentError(f"loss_factor must be 2 or 1 (classic_landlord_loss_factor), not {shown(loss_factor)}")
     if v != "classic" and loss_factor != 2:
         raise ArgumentError("loss_factor (classic_landlord_loss_factor) applies only to CLASSIC3 rooms")
     kind = result.kind
@@ -306,13 +306,13 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int], *, loss_
         zero = (0,) * n
         return Settlement(room.name, v, kind, 0, coins, zero, zero, zero, zero, coins, 0)
     if kind not in ("normal", "special", "escape"):
-        raise ArgumentError(f"result.kind must be 'normal', 'special', 'escape' or 'void', not {kind!r}")
+        raise ArgumentError(f"result.kind must be 'normal', 'special', 'escape' or 'void', not {shown(kind)}")
     if v == "classic":
         if kind != "normal":
             why = ("CLASSIC3 has no escape settlement: a bot plays the seat and the hand is settled normally "
                    "(RULES.md §2.1.10)" if kind == "escape" else
                    "special hands at the deal (天炸/天尊) exist only in BENGBU4")
-            raise ArgumentError(f"result.kind {kind!r} does not apply to CLASSIC3: {why}")
+            raise ArgumentError(f"result.kind {shown(kind)} does not apply to CLASSIC3: {why}")
         return _classic(result, room, coins, loss_factor)
     if v == "two_player":
         if kind == "special":
@@ -327,9 +327,9 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int], *, loss_
 def _coins(coins_before: Any, room: Room) -> Tuple[int, ...]:
     n = room.players
     if isinstance(coins_before, (str, bytes, dict, set, frozenset)) or not hasattr(coins_before, "__len__"):
-        raise ArgumentError(f"coins_before must be a sequence of {n} ints, not {coins_before!r}")
+        raise ArgumentError(f"coins_before must be a sequence of {n} ints, not {shown(coins_before)}")
     if len(coins_before) != n:
-        raise ArgumentError(f"coins_before has {len(coins_before)} entries but room {room.name!r} "
+        raise ArgumentError(f"coins_before has {len(coins_before)} entries but room {shown(room.name)} "
                          f"({_VARIANT_NAME[room.variant]}) has {n} seats")
     out = []
     may_be_negative = room.variant == "bengbu" or room.kind == "score"
@@ -338,17 +338,17 @@ def _coins(coins_before: Any, room: Room) -> Tuple[int, ...]:
             if hasattr(c, "__index__") and not isinstance(c, bool):  # numpy integers
                 c = int(c.__index__())
             else:
-                raise ArgumentError(f"coins_before[{i}] must be an int, not {c!r}")
+                raise ArgumentError(f"coins_before[{i}] must be an int, not {shown(c)}")
         if c < 0 and not may_be_negative:
             raise ArgumentError(f"coins_before[{i}] is negative ({c}); balances cannot be negative in room "
-                             f"{room.name!r}")
+                             f"{shown(room.name)}")
         out.append(c)
     return tuple(out)
 
 
 def _seat(v: Any, n: int, field: str) -> int:
     if not _is_int(v) or not 0 <= v < n:
-        raise ArgumentError(f"{field} must be a seat 0..{n - 1}, not {v!r}")
+        raise ArgumentError(f"{field} must be a seat 0..{n - 1}, not {shown(v)}")
     return v
 
 
@@ -356,14 +356,14 @@ def _winner(result: GameResult) -> bool:
     """True if the landlord won."""
     if result.winner_side not in ("landlord", "farmers"):
         raise ArgumentError(f"result.winner_side must be 'landlord' or 'farmers' for a normal hand, "
-                         f"not {result.winner_side!r}")
+                         f"not {shown(result.winner_side)}")
     return result.winner_side == "landlord"
 
 
 def _int_scores(result: GameResult) -> List[int]:
     for i, s in enumerate(result.scores):
         if not _is_int(s):
-            raise ArgumentError(f"result.scores[{i}] must be an int, not {s!r}")
+            raise ArgumentError(f"result.scores[{i}] must be an int, not {shown(s)}")
     return list(result.scores)
 
 
@@ -377,7 +377,7 @@ def _classic(result: GameResult, room: Room, coins: Tuple[int, ...], lf: int) ->
     u = result.unit
     f1, f2 = (L + 1) % 3, (L + 2) % 3  # farmer 1 = the farmer after the landlord in turn order
     if not _is_int(u) or u < 0:
-        raise ArgumentError(f"result.unit must be a non-negative int, not {u!r}")
+        raise ArgumentError(f"result.unit must be a non-negative int, not {shown(u)}")
     want = [0, 0, 0]
     if won:
         want[L], want[f1], want[f2] = 2 * u, -u, -u
@@ -458,7 +458,7 @@ def _twop(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
     sc = _int_scores(result)
     X = _need(room.initial_multiplier) * m
     if result.unit != X:
-        raise ArgumentError(f"result.unit {result.unit!r} != room.initial_multiplier × result.multiplier = "
+        raise ArgumentError(f"result.unit {shown(result.unit)} != room.initial_multiplier × result.multiplier = "
                          f"{room.initial_multiplier} × {m}: play the hand with "
                          f"Rules.two_player(twop_initial_multiplier={room.initial_multiplier}) "
                          f"for room {room.name!r}")
@@ -486,7 +486,7 @@ def _twop(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
 def _twop_escape(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
     f = result.factors
     if not isinstance(f, dict):
-        raise ArgumentError(f"result.factors of a TWOP escape must be a dict, not {f!r}")
+        raise ArgumentError(f"result.factors of a TWOP escape must be a dict, not {shown(f)}")
     missing = [k for k in ("escapee", "m_esc", "E", "role_escapee", "role_remaining", "I", "compensation")
                if k not in f]
     if missing:
@@ -501,7 +501,7 @@ def _twop_escape(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Sett
                          "(RULES.md §4.1: 10 if m_esc < 10, 2·m_esc if m_esc > 10)")
     a_esc, a_rem = f["role_escapee"], f["role_remaining"]
     if (a_esc, a_rem) not in ((2, 1), (1, 2), (1, 1)) or isinstance(a_esc, bool) or isinstance(a_rem, bool):
-        raise ArgumentError(f"result.factors role_escapee/role_remaining = {a_esc!r}/{a_rem!r} must be 2/1, 1/2 "
+        raise ArgumentError(f"result.factors role_escapee/role_remaining = {shown(a_esc)}/{shown(a_rem)} must be 2/1, 1/2 "
                          "or 1/1 (no landlord yet)")
     if result.landlord is not None:
         L = _seat(result.landlord, 2, "result.landlord")
@@ -510,12 +510,12 @@ def _twop_escape(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Sett
                              f"(escapee seat {esc})")
     I = f["I"]
     if I != room.initial_multiplier:
-        raise ArgumentError(f"result.factors['I'] = {I!r} != room.initial_multiplier = {room.initial_multiplier}: "
+        raise ArgumentError(f"result.factors['I'] = {shown(I)} != room.initial_multiplier = {room.initial_multiplier}: "
                          f"play the hand with Rules.two_player(twop_initial_multiplier={room.initial_multiplier}) "
-                         f"for room {room.name!r}")
+                         f"for room {shown(room.name)}")
     comp = f["compensation"]
     if comp not in ("normal_win", "none"):
-        raise ArgumentError(f"result.factors['compensation'] must be 'normal_win' or 'none', not {comp!r}")
+        raise ArgumentError(f"result.factors['compensation'] must be 'normal_win' or 'none', not {shown(comp)}")
     sc = _int_scores(result)
     want = [0, 0]
     want[esc] = -a_esc * E * I
