@@ -94,8 +94,8 @@ class Game:
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ArgumentTypeError(f"seed must be an int, not {type(seed).__name__}")
         if not 0 <= seed < 2**64:
-            shown = str(seed) if seed.bit_length() <= 128 else f"an integer of {seed.bit_length()} bits"
-            raise ArgumentError(f"seed must be in 0..2**64-1, not {shown}")
+            text = str(seed) if seed.bit_length() <= 128 else f"an integer of {seed.bit_length()} bits"
+            raise ArgumentError(f"seed must be in 0..2**64-1, not {text}")
         for name, v in (("base", base), ("initial_multiplier", initial_multiplier)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ArgumentError(f"{name} must be a positive integer, not {shown(v)}")
