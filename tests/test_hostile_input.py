@@ -335,3 +335,16 @@ def test_view_json_round_trip_and_replay_cli(tmp_path, capsys):
     assert "seat 1" in out
     raises(ddz.RecordError, read_view, g.to_json())  # a game record is no view
     raises(ddz.RecordError, ddz.Game.from_json, g.view_json(0))
+
+
+def test_huge_card_lists_are_cut_short():
+    g = ddz.Game(C3, 1)
+    while g.phase != "PLAY":
+        g.apply(g.legal_actions()[0])
+    before = g.to_json()
+    for bad in (list(range(54)) * 20_000, ["3s"] * 1_000_000, "PLAY " + "3s " * 1_000_000, [object()]):
+        with pytest.raises(ValueError) as info:
+            g.apply(bad)
+        assert len(str(info.value)) < 400
+    assert g.to_json() == before
+    typed(ddz.card_id, 3)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable, List, Sequence
 
-from ._core import CardError
+from ._core import CardError, CardTypeError
 from .errors import ArgumentError, shown
 
 __all__ = ["RANKS", "SUITS", "card_name", "card_id", "card_rank", "deck_ids", "ranks_of", "parse_card_names"]
@@ -19,7 +19,7 @@ SUITS = "shcd"
 
 
 def _check_decks(decks: int) -> None:
-    if decks not in (1, 2):
+    if isinstance(decks, bool) or decks not in (1, 2):
         raise ArgumentError(f"decks must be 1 or 2, not {shown(decks)}")
 
 
@@ -42,6 +42,8 @@ def card_name(cid: int, decks: int = 1) -> str:
 def card_id(name: str, decks: int = 1) -> int:
     """The id of a card name such as '3s', 'Th', 'B', "3s'"."""
     _check_decks(decks)
+    if not isinstance(name, str):
+        raise CardTypeError(f"a card name is a str such as '3s', not {shown(name)}")
     raw = name.strip()
     second = raw.endswith("'")
     core = raw[:-1] if second else raw
@@ -58,17 +60,23 @@ def card_id(name: str, decks: int = 1) -> int:
 
 def parse_card_names(text: str | Sequence, decks: int = 1) -> List[int]:
     """Card ids from 'PLAY'-style names ("3s 3h 3d", "3s,3h") or a sequence of names/ids;
-    duplicates are an error."""
+    duplicates are an error, and so is naming more cards than the decks hold."""
+    _check_decks(decks)
     items: Iterable = text.replace(",", " ").split() if isinstance(text, str) else text
     ids: List[int] = []
+    seen = set()
     for it in items:
-        if isinstance(it, bool):
-            raise CardError(f"not a card: {shown(it)}")
-        cid = it if isinstance(it, int) else card_id(str(it), decks)
+        if len(ids) == 54 * decks:
+            raise CardError(f"more than {54 * decks} cards named: {'two decks hold' if decks == 2 else 'a deck holds'} "
+                            f"{54 * decks}")
+        if isinstance(it, bool) or not isinstance(it, (int, str)):
+            raise CardTypeError(f"a card is a name such as '3s' or an id, not {shown(it)}")
+        cid = it if isinstance(it, int) else card_id(it, decks)
         if not 0 <= cid < 54 * decks:
-            raise CardError(f"card id {cid} is not in 0..{54 * decks - 1}")
-        if cid in ids:
+            raise CardError(f"card id {shown(cid)} is not in 0..{54 * decks - 1}")
+        if cid in seen:
             raise CardError(f"card {card_name(cid, decks)} named twice")
+        seen.add(cid)
         ids.append(cid)
     return ids
 
