@@ -52,3 +52,11 @@ def shown(value: object, limit: int = 60) -> str:
     except ValueError:  # an int past the interpreter's digit limit
         return f"an integer of {value.bit_length()} bits" if isinstance(value, int) else "an unprintable value"
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+# Tracebacks and reprs name the errors where users import them from (ddz.CardError, not
+# ddz._core.CardError).
+for _cls in (ArgumentError, ArgumentTypeError, CardError, CardTypeError, DdzError, IllegalAction,
+             IllegalActionTypeError, MoveError, MoveTypeError, RecordError, RecordTypeError):
+    _cls.__module__ = "ddz"
+del _cls

@@ -1,0 +1,129 @@
+"""Every code block of README.md runs here, so that the README cannot drift from the code.
+
+* ```` ```python ```` blocks are doctests (``>>>`` with the output shown): they run in order
+  in one namespace, as a reader would type them, and a wrong output fails.
+* ```` ```sh ```` blocks run with bash in the repository (``set -e``, a time limit) when the
+  line before the block is ``<!-- run -->``.
+* Any block may instead be preceded by ``<!-- not run: REASON -->``; the reason must say why.
+* ```` ```json ```` blocks must parse as JSON; a block preceded by ``<!-- record: FORMAT -->``
+  must also have the top-level keys of a real record of that format.
+"""
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, NamedTuple
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+
+
+class Block(NamedTuple):
+    lang: str
+    line: int      # 1-based line of the opening fence
+    marker: str    # the HTML comment on the line before the fence ("" when none)
+    text: str
+
+
+def blocks(path: Path = README) -> List[Block]:
+    lines = path.read_text(encoding="utf-8").split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        m = re.match(r"^```(\w*)\s*$", lines[i])
+        if not m:
+            i += 1
+            continue
+        start = i
+        j = i + 1
+        while j < len(lines) and lines[j].strip() != "```":
+            j += 1
+        prev = lines[start - 1].strip() if start else ""
+        marker = prev if prev.startswith("<!--") else ""
+        out.append(Block(m.group(1), start + 1, marker, "\n".join(lines[start + 1:j]) + "\n"))
+        i = j + 1
+    return out
+
+
+def not_run(b: Block) -> bool:
+    m = re.match(r"<!-- not run: (.+) -->", b.marker)
+    return bool(m and len(m.group(1).strip()) >= 10)
+
+
+ALL = blocks()
+
+
+def test_every_block_is_tested_or_says_why_not():
+    for b in ALL:
+        if not_run(b):
+            continue
+        if b.lang == "python":
+            assert ">>> " in b.text, f"README line {b.line}: a python block must be a doctest (>>> and output)"
+        elif b.lang in ("sh", "bash", "console"):
+            assert b.marker == "<!-- run -->", f"README line {b.line}: mark a shell block <!-- run --> or " \
+                                               "<!-- not run: reason -->"
+        elif b.lang == "json":
+            json.loads(b.text)
+        else:
+            pytest.fail(f"README line {b.line}: a ```{b.lang} block is neither run nor marked <!-- not run: reason -->")
+
+
+def test_python_examples():
+    """All python blocks in order, one namespace: the README read as one session."""
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    globs: dict = {}
+    failures = []
+    for b in ALL:
+        if b.lang != "python" or not_run(b):
+            continue
+        test = parser.get_doctest(b.text, globs, f"README.md:{b.line}", str(README), b.line)
+        out: List[str] = []
+        result = runner.run(test, out=out.append, clear_globs=False)
+        globs = test.globs  # the next block sees what this one defined (DocTest copies globs)
+        if result.failed:
+            failures.append("".join(out))
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("b", [b for b in ALL if b.lang in ("sh", "bash") and b.marker == "<!-- run -->"],
+                         ids=lambda b: f"line{b.line}")
+def test_shell_examples(b, tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    bindir = Path(sys.executable).parent
+    env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
+    r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", b.text], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, f"README line {b.line}:\n{b.text}\nstdout:\n{r.stdout[-2000:]}\nstderr:\n{r.stderr[-2000:]}"
+
+
+def test_record_blocks_have_a_real_record_keys():
+    import ddz
+    g = ddz.Game(ddz.Rules.classic(), 1)
+    real = {"ddz-game": json.loads(g.to_json()), "ddz-view": json.loads(g.view_json(0))}
+    for b in ALL:
+        m = re.match(r"<!-- record: ([\w-]+) -->", b.marker)
+        if m:
+            shown = json.loads(b.text)
+            assert set(shown) == set(real[m.group(1)]), f"README line {b.line}: keys differ from a real record"
+
+
+def test_setup_commands():
+    """The README's set-up section holds exactly two commands: install and run the main job,
+    install and run the tests; CI runs the second one verbatim."""
+    text = README.read_text(encoding="utf-8")
+    setup = text[text.index("## Set up"):text.index("\n## ", text.index("## Set up") + 5)]
+    cmds = [b.text.strip() for b in blocks_of(setup)]
+    assert cmds[0].startswith("pip install . && ddz ") and len(cmds) == 2
+    assert cmds[1] in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def blocks_of(text: str) -> List[Block]:
+    tmp = re.findall(r"^```\w*\n(.*?)^```$", text, flags=re.S | re.M)
+    return [Block("", 0, "", t) for t in tmp]
