@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "../ddz/core.hpp"
+#include "../ddz/play.hpp"
 
 namespace py = pybind11;
 using namespace ddz;  // NOLINT: the binding files are thin wrappers of ddz
@@ -32,7 +33,8 @@ struct MoveError : DdzError {
   using DdzError::DdzError;
 };
 struct IllegalActionError : DdzError {
-  using DdzError::DdzError;
+  Illegal code;
+  explicit IllegalActionError(const std::string& msg, Illegal c = Illegal::Malformed) : DdzError(msg), code(c) {}
 };
 struct ArgumentError : DdzError {
   using DdzError::DdzError;
@@ -44,11 +46,22 @@ struct MoveTypeError : MoveError {
   using MoveError::MoveError;
 };
 struct IllegalActionTypeError : IllegalActionError {
-  using IllegalActionError::IllegalActionError;
+  explicit IllegalActionTypeError(const std::string& msg) : IllegalActionError(msg, Illegal::Malformed) {}
 };
 struct ArgumentTypeError : ArgumentError {
   using ArgumentError::ArgumentError;
 };
+
+/// The IllegalAction exception types (set at module init), so that bindings can build an
+/// IllegalAction object carrying its .code without raising it (PlayState.check).
+inline py::handle g_illegal_type, g_illegal_type_twin;
+
+/// An IllegalAction instance with its `.code` (an ddz.IllegalCode member).
+inline py::object illegal_object(py::handle type, const std::string& msg, Illegal code) {
+  py::object inst = py::reinterpret_borrow<py::object>(type)(msg);
+  inst.attr("code") = py::cast(code);
+  return inst;
+}
 
 /// A user's input quoted in a message, cut so that a huge input gives a short message.
 inline std::string shown(const std::string& s, size_t max = 48) {

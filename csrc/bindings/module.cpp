@@ -28,6 +28,9 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   static py::handle illegal_type_exc =
       twin("IllegalActionTypeError", illegal_exc, "An action of the wrong Python type.");
   static py::handle arg_type_exc = twin("ArgumentTypeError", arg_exc, "An argument of the wrong Python type.");
+  g_illegal_type = illegal_exc;
+  g_illegal_type_twin = illegal_type_exc;
+  illegal_exc.attr("code") = py::none();  // the class default; raised instances carry their IllegalCode
   ddz_exc.doc() = "Base of every ddz error: bad input of any kind (a ValueError).";
   card_exc.doc() = "Malformed cards: an unknown character, more copies than the decks hold, the wrong deck count.";
   move_exc.doc() = "A play that is no legal combination, or a move or action id that does not exist.";
@@ -41,7 +44,8 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
     } catch (const MoveTypeError& e) {
       py::set_error(move_type_exc, e.what());
     } catch (const IllegalActionTypeError& e) {
-      py::set_error(illegal_type_exc, e.what());
+      py::object inst = illegal_object(illegal_type_exc, e.what(), e.code);
+      PyErr_SetObject(illegal_type_exc.ptr(), inst.ptr());
     } catch (const ArgumentTypeError& e) {
       py::set_error(arg_type_exc, e.what());
     } catch (const CardError& e) {
@@ -49,7 +53,8 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
     } catch (const MoveError& e) {
       py::set_error(move_exc, e.what());
     } catch (const IllegalActionError& e) {
-      py::set_error(illegal_exc, e.what());
+      py::object inst = illegal_object(illegal_exc, e.what(), e.code);
+      PyErr_SetObject(illegal_exc.ptr(), inst.ptr());
     } catch (const ArgumentError& e) {
       py::set_error(arg_exc, e.what());
     } catch (const DdzError& e) {
@@ -65,6 +70,16 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       .value("ROCKET", ROCKET).value("BOMB4", BOMB4).value("BOMB5", BOMB5).value("BOMB6", BOMB6)
       .value("BOMB7", BOMB7).value("BOMB8", BOMB8).value("JOKER_BOMB", JOKER_BOMB)
       .value("PASS", PASS)
+      .finalize();
+
+  py::native_enum<Illegal>(m, "IllegalCode", "enum.IntEnum",
+                           "Why an action is illegal: the .code of a ddz.IllegalAction (stable values).")
+      .value("HAND_OVER", Illegal::Over).value("LEAD_PASS", Illegal::LeadPass).value("NOT_HELD", Illegal::NotHeld)
+      .value("NOT_A_COMBINATION", Illegal::NotCombination).value("DOES_NOT_BEAT", Illegal::DoesNotBeat)
+      .value("WRONG_READING", Illegal::WrongReading).value("BOMB_LIMIT", Illegal::BombLimit)
+      .value("NOT_YOUR_TURN", Illegal::NotYourTurn).value("WRONG_PHASE", Illegal::WrongPhase)
+      .value("NOT_OFFERED", Illegal::NotOffered).value("MALFORMED", Illegal::Malformed)
+      .value("NOTHING_TO_UNDO", Illegal::NothingToUndo)
       .finalize();
 
   // ---- Cards ----

@@ -77,31 +77,54 @@ bool action_arg(PlayStateObj& P, py::handle a, Counts& cards, int& kind) {
   throw IllegalActionTypeError("an action is a Move, an action id (int), a str of cards or 'PASS', not " + type_name(a));
 }
 
-[[noreturn]] void raise_illegal(const PlayStateObj& P, Illegal why, Counts cards, int kind, const Interp& reading) {
+std::string illegal_message(const PlayStateObj& P, Illegal why, Counts cards, int kind, const Interp& reading) {
   const PlayState& s = P.s;
   const Rules& r = P.rules->r;
   std::string c = "'" + format_counts(cards) + "'";
   switch (why) {
     case Illegal::Over:
-      throw IllegalActionError("the hand is over: " + seat_str(s.out) + " went out");
+      return "the hand is over: " + seat_str(s.out) + " went out";
     case Illegal::LeadPass:
-      throw IllegalActionError(seat_str(s.seat) + " leads a new trick and cannot pass");
+      return seat_str(s.seat) + " leads a new trick and cannot pass";
     case Illegal::NotHeld:
-      throw IllegalActionError(seat_str(s.seat) + " does not hold " + c + " (holds '" + format_counts(s.hand[s.seat]) + "')");
+      return seat_str(s.seat) + " does not hold " + c + " (holds '" + format_counts(s.hand[s.seat]) + "')";
     case Illegal::NotCombination:
-      throw IllegalActionError(c + " is not a legal combination of " + variant_name(r));
+      return c + " is not a legal combination of " + variant_name(r);
     case Illegal::DoesNotBeat:
-      throw IllegalActionError(c + " does not beat '" + format_counts(enc_cards(s.top)) + "' (" +
-                               reading_str(s.top_it) + ") played by " + seat_str(s.owner));
+      return c + " does not beat '" + format_counts(enc_cards(s.top)) + "' (" + reading_str(s.top_it) +
+             ") played by " + seat_str(s.owner);
     case Illegal::WrongReading:
-      throw IllegalActionError(c + " is read as " + reading_str(reading) + " here, not " + kind_name(kind) +
-                               " (RULES.md §2.0.4)");
+      return c + " is read as " + reading_str(reading) + " here, not " + kind_name(kind) + " (RULES.md §2.0.4)";
     case Illegal::BombLimit:
-      throw IllegalActionError(seat_str(s.seat) + " has made the " + std::to_string(s.limit[s.seat]) +
-                               " bomb play(s) its bid allows (RULES.md §2.3.6)");
-    case Illegal::None: break;
+      return seat_str(s.seat) + " has made the " + std::to_string(s.limit[s.seat]) +
+             " bomb play(s) its bid allows (RULES.md §2.3.6)";
+    default: break;
   }
-  throw IllegalActionError("illegal action");
+  return "illegal action";
+}
+
+[[noreturn]] void raise_illegal(const PlayStateObj& P, Illegal why, Counts cards, int kind, const Interp& reading) {
+  throw IllegalActionError(illegal_message(P, why, cards, kind, reading), why);
+}
+
+/// Checks an action without applying it: fills `e` (the encoded action) and returns None,
+/// or returns the IllegalAction object apply() would raise (malformed cards included, as
+/// MALFORMED).
+py::object check_obj(PlayStateObj& P, py::handle action, Enc& e, Counts& cards, bool& play, Interp& reading) {
+  int kind = -1;
+  try {
+    play = action_arg(P, action, cards, kind);
+  } catch (const IllegalActionTypeError& err) {
+    return illegal_object(g_illegal_type_twin, err.what(), err.code);
+  } catch (const IllegalActionError& err) {
+    return illegal_object(g_illegal_type, err.what(), err.code);
+  } catch (const DdzError& err) {
+    return illegal_object(g_illegal_type, err.what(), Illegal::Malformed);
+  }
+  Illegal why = check_action(P.rules->r, P.s, cards, !play, kind, reading);
+  if (why != Illegal::None) return illegal_object(g_illegal_type, illegal_message(P, why, cards, kind, reading), why);
+  e = play ? encode(cards, reading.kind) : kPassEnc;
+  return py::none();
 }
 
 py::object top_obj(const PlayStateObj& P) {
@@ -275,8 +298,25 @@ void register_play(py::module_& m) {
           }, py::arg("action"),
           "Plays a Move, an action id, a str of cards ('33344456', 'PLAY 33344456') or 'PASS' for the seat to "
           "act; returns the Move applied. An illegal action raises ddz.IllegalAction and changes nothing.")
+      .def("check", [](PlayStateObj& P, py::handle action) {
+            Enc e = 0;
+            Counts cards = 0;
+            bool play = false;
+            Interp reading;
+            return check_obj(P, action, e, cards, play, reading);
+          }, py::arg("action"),
+          "None when apply(action) would succeed, otherwise the ddz.IllegalAction it would raise (not raised; "
+          "its .code says why: a malformed action is MALFORMED). Changes nothing.")
+      .def("can_apply", [](PlayStateObj& P, py::handle action) {
+            Enc e = 0;
+            Counts cards = 0;
+            bool play = false;
+            Interp reading;
+            return check_obj(P, action, e, cards, play, reading).is_none();
+          }, py::arg("action"), "check(action) is None.")
       .def("undo", [](PlayStateObj& P) {
-            if (P.log.empty()) throw IllegalActionError("nothing to undo: no action has been applied");
+            if (P.log.empty())
+              throw IllegalActionError("nothing to undo: no action has been applied", Illegal::NothingToUndo);
             P.s = P.log.back().before;
             P.log.pop_back();
           }, "Takes back the last action exactly.")

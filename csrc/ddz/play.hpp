@@ -46,7 +46,12 @@ PlayState start_play(int players, const Counts* hands, int landlord, const uint8
 /// limit excluded), then kPass when following.
 void legal_actions(const Rules& r, const PlayState& s, MoveBuffer& out);
 
-enum class Illegal : uint8_t { None, Over, LeadPass, NotHeld, NotCombination, DoesNotBeat, WrongReading, BombLimit };
+/// Why an action is illegal: the play state's reasons, then those of the whole hand and of
+/// the action's form (ddz.IllegalCode in Python; stable values).
+enum class Illegal : uint8_t {
+  None, Over, LeadPass, NotHeld, NotCombination, DoesNotBeat, WrongReading, BombLimit,
+  NotYourTurn, WrongPhase, NotOffered, Malformed, NothingToUndo
+};
 
 /// Checks an action for the seat to act. `kind` < 0 means "read the cards by §2.0.4";
 /// otherwise the action names a reading, which must be the one §2.0.4 gives here.

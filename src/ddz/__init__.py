@@ -27,7 +27,7 @@ from ._core import (
 )
 from ._rules import VARIANTS, Rules
 from ._sim import MAX_THREADS, SimulationResult, simulate
-from .errors import (ArgumentError, ArgumentTypeError, CardTypeError, DdzError, IllegalActionTypeError,
+from .errors import (ArgumentError, ArgumentTypeError, CardTypeError, DdzError, IllegalActionTypeError, IllegalCode,
                      MoveTypeError, RecordError, RecordTypeError)
 from .cards import card_id, card_name
 from .game import Game, GameResult, kitty_factor
@@ -38,7 +38,8 @@ from . import bots
 __version__ = "0.1.0"
 
 __all__ = [
-    "ArgumentError", "ArgumentTypeError", "CardTypeError", "DdzError", "IllegalActionTypeError", "MAX_THREADS",
+    "ArgumentError", "ArgumentTypeError", "CardTypeError", "DdzError", "IllegalActionTypeError", "IllegalCode",
+    "MAX_THREADS",
     "MoveTypeError", "RecordError", "RecordTypeError",
     "bots", "card_id", "card_name", "CardError", "Cards", "classify", "count_moves", "cpu_has_fast_isa",
     "deal", "decode", "dispatch_level", "Game", "GameResult", "hand_words", "IllegalAction", "Kind",

@@ -10,7 +10,8 @@ from that error and from ``TypeError``, so either ``except`` catches it::
     │   └── CardTypeError    (+ TypeError)
     ├── MoveError            no legal combination, an unknown move or action id
     │   └── MoveTypeError
-    ├── IllegalAction        an action not legal in the state (out of turn, not held, ...)
+    ├── IllegalAction        an action not legal in the state (out of turn, not held, ...);
+    │   │                    its .code, an IllegalCode, says why
     │   └── IllegalActionTypeError
     ├── ArgumentError        an argument or option out of range or invalid
     │   └── ArgumentTypeError
@@ -27,12 +28,21 @@ from ._core import (
     DdzError,
     IllegalAction,
     IllegalActionTypeError,
+    IllegalCode,
     MoveError,
     MoveTypeError,
 )
 
 __all__ = ["ArgumentError", "ArgumentTypeError", "CardError", "CardTypeError", "DdzError", "IllegalAction", "shown",
-           "IllegalActionTypeError", "MoveError", "MoveTypeError", "RecordError", "RecordTypeError"]
+           "IllegalActionTypeError", "IllegalCode", "MoveError", "MoveTypeError", "RecordError", "RecordTypeError",
+           "illegal"]
+
+
+def illegal(code: IllegalCode, message: str, type_error: bool = False) -> IllegalAction:
+    """An IllegalAction (not raised) carrying its ``code``."""
+    e = (IllegalActionTypeError if type_error else IllegalAction)(message)
+    e.code = code
+    return e
 
 
 class RecordError(DdzError):
@@ -60,3 +70,6 @@ for _cls in (ArgumentError, ArgumentTypeError, CardError, CardTypeError, DdzErro
              IllegalActionTypeError, MoveError, MoveTypeError, RecordError, RecordTypeError):
     _cls.__module__ = "ddz"
 del _cls
+IllegalCode.__module__ = "ddz"
+IllegalCode.__str__ = lambda self: self.name  # type: ignore[method-assign]  # 'NOT_HELD', not '3'
+

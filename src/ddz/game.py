@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ._core import CardError, Cards, IllegalAction, Kind, Move, PlayState
 from ._rules import Rules
 from .cards import RANKS, card_name, card_rank, deck_ids, parse_card_names, ranks_of
-from .errors import ArgumentError, ArgumentTypeError, shown
+from .errors import ArgumentError, ArgumentTypeError, DdzError, IllegalCode, illegal, shown
 
 __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_factor"]
 
@@ -63,10 +63,23 @@ def kitty_factor(kitty: str, combine: str = "product") -> int:
     return joker_part * rank_part if combine == "product" else max(joker_part, rank_part)
 
 
-def _token(action: Any) -> str:
-    if not isinstance(action, str):
-        raise IllegalAction(f"a decision is one of the tokens of RULES.md §1.5 (a str), not {shown(action)}")
-    return action.strip().upper()
+# Every decision token of each variant (RULES.md §1.5), to tell a token offered in another
+# phase (NOT_OFFERED) from an action of the wrong phase (WRONG_PHASE) or no action at all.
+_DECISIONS = {
+    "classic": {"CALL", "NO_CALL", "ROB", "NO_ROB", "SHOW", "NO_SHOW"},
+    "two_player": {"SHOW_START", "NORMAL_START", "CALL", "NO_CALL", "FANSHEN", "NO_FANSHEN", "YAPO", "NO_YAPO"},
+    "bengbu": {"NO_CALL", "BID1", "BID2", "BID3", "GRAB", "OPEN", "CLOSED"},
+}
+
+
+def _is_play_form(action: Any) -> bool:
+    """An action shaped like a play or a pass (checked against the phase, not parsed)."""
+    if isinstance(action, (Move, list, tuple)):
+        return True
+    if isinstance(action, str):
+        t = action.strip().upper()
+        return t == "PASS" or t.startswith("PLAY") or (bool(t) and all(ch in RANKS or ch in "SHCD' ," for ch in t))
+    return False
 
 
 class Game:
@@ -341,29 +354,82 @@ class Game:
             return [("PASS" if m.is_pass else f"PLAY {m}") for m in self._play.legal_moves()]
         return self._decision_actions()
 
-    def apply(self, action: Any) -> str:
-        """Applies an action of the seat to act and returns the token recorded for it."""
-        token = self._apply(action)
+    def check(self, action: Any, seat: Optional[int] = None) -> Optional[IllegalAction]:
+        """None when ``apply(action, seat)`` would succeed, otherwise the ``IllegalAction`` it
+        would raise (returned, not raised), whose ``.code`` (a ``ddz.IllegalCode``) says why:
+        ``HAND_OVER``, ``NOT_YOUR_TURN``, ``WRONG_PHASE`` (a play during the bidding or a
+        decision during the play), ``NOT_OFFERED`` (a decision of another phase), ``MALFORMED``,
+        ``NOT_HELD``, ``NOT_A_COMBINATION``, ``DOES_NOT_BEAT``, ``LEAD_PASS``, ``WRONG_READING``,
+        ``BOMB_LIMIT``. Changes nothing."""
+        try:
+            self._validate(action, seat)
+        except IllegalAction as e:
+            return e
+        return None
+
+    def can_apply(self, action: Any, seat: Optional[int] = None) -> bool:
+        """``check(action, seat) is None``."""
+        return self.check(action, seat) is None
+
+    def apply(self, action: Any, seat: Optional[int] = None) -> str:
+        """Applies an action of the seat to act and returns the token recorded for it. With
+        ``seat`` (a server always passes it) an action by any other seat raises
+        ``IllegalAction`` with code ``NOT_YOUR_TURN``. An illegal action raises the
+        ``IllegalAction`` that ``check`` returns and changes nothing."""
+        prepared = self._validate(action, seat)
+        token = self._apply(prepared)
         self._clock = 0.0
         return token
 
-    def _apply(self, action: Any) -> str:
+    def _validate(self, action: Any, seat: Optional[int]) -> Any:
+        """Checks an action completely, raising its IllegalAction; returns what _apply needs
+        (card ids, None for PASS, or a decision token)."""
         if self._phase == "OVER":
-            raise IllegalAction("the hand is over: no action is legal")
-        seat = self._acting()
+            raise illegal(IllegalCode.HAND_OVER, "the hand is over: no action is legal")
+        acting = self._acting()
+        if seat is not None:
+            self._check_seat(seat)
+            if seat != acting:
+                raise illegal(IllegalCode.NOT_YOUR_TURN, f"not seat {seat}'s turn: seat {acting} is to act")
         if self._phase == "PLAY":
-            token = self._apply_play(action)
-        else:
-            token = _token(action)
-            legal = self._decision_actions()
-            if token not in legal:
-                what = shown(token, 40) if token else shown(action, 40)
-                raise IllegalAction(f"{what} is not legal for seat {seat} in phase {self._phase}: "
-                                    f"legal actions are {', '.join(legal)}")
-            self._history.append((seat, token))
-            self._actions.append({"seat": seat, "action": token})
-            self._decide(seat, token)
-        return token
+            if isinstance(action, str) and action.strip().upper() in _DECISIONS[self._variant]:
+                raise illegal(IllegalCode.WRONG_PHASE, f"{shown(action, 40)} is a decision, but the hand is in "
+                                                       "its play phase: play cards or PASS")
+            try:
+                ids = self._physical_play(acting, action)
+            except IllegalAction:
+                raise
+            except DdzError as e:
+                raise illegal(IllegalCode.MALFORMED, str(e), isinstance(e, TypeError)) from None
+            why = self._play.check("PASS" if ids is None else ranks_of(ids))
+            if why is not None:
+                raise why
+            return ("play", ids)
+        if not isinstance(action, str):
+            if _is_play_form(action):
+                raise illegal(IllegalCode.WRONG_PHASE, f"a play during phase {self._phase}: legal actions are "
+                                                       f"{', '.join(self._decision_actions())}")
+            raise illegal(IllegalCode.MALFORMED, f"a decision is one of the tokens of RULES.md §1.5 (a str), "
+                                                 f"not {shown(action)}", type_error=True)
+        token = action.strip().upper()
+        legal = self._decision_actions()
+        if token not in legal:
+            what = shown(token, 40) if token else shown(action, 40)
+            code = (IllegalCode.NOT_OFFERED if token in _DECISIONS[self._variant]
+                    else IllegalCode.WRONG_PHASE if _is_play_form(action) else IllegalCode.MALFORMED)
+            raise illegal(code, f"{what} is not legal for seat {acting} in phase {self._phase}: "
+                                f"legal actions are {', '.join(legal)}")
+        return ("decide", token)
+
+    def _apply(self, prepared: Any) -> str:
+        what, arg = prepared
+        if what == "play":
+            return self._apply_play(arg)
+        seat = self._acting()
+        self._history.append((seat, arg))
+        self._actions.append({"seat": seat, "action": arg})
+        self._decide(seat, arg)
+        return arg
 
     # ---- the play phase ------------------------------------------------------------
     def _start_play(self, bomb_limits: Optional[List[Optional[int]]] = None) -> None:
@@ -389,12 +455,13 @@ class Game:
             if text.upper().startswith("PLAY"):
                 text = text[4:].strip()
             if not text:
-                raise IllegalAction("an empty play: name the cards, or PASS")
+                raise illegal(IllegalCode.MALFORMED, "an empty play: name the cards, or PASS")
             if any(ch in "shcd'" for ch in text) or " " in text:
                 return self._check_held(seat, parse_card_names(text, self._decks))
             ranks = str(Cards(text, decks=self._decks))
         else:
-            raise IllegalAction(f"a play is 'PLAY <cards>', 'PASS', a Move or a list of card ids, not {shown(action)}")
+            raise illegal(IllegalCode.MALFORMED, f"a play is 'PLAY <cards>', 'PASS', a Move or a list of card ids, "
+                                                 f"not {shown(action)}", type_error=True)
         by_rank: Dict[int, List[int]] = {}
         for c in held:
             by_rank.setdefault(card_rank(c), []).append(c)
@@ -402,26 +469,26 @@ class Game:
         for ch in ranks:
             pool = by_rank.get(RANKS.index(ch), [])
             if not pool:
-                raise IllegalAction(f"seat {seat} does not hold {shown(ranks)} (holds {ranks_of(held)!r})")
+                raise illegal(IllegalCode.NOT_HELD, f"seat {seat} does not hold {shown(ranks)} (holds {ranks_of(held)!r})")
             ids.append(pool.pop(0))
         return ids
 
     def _check_held(self, seat: int, ids: List[int]) -> List[int]:
         missing = [card_name(c, self._decks) for c in ids if c not in self._held[seat]]
         if missing:
-            raise IllegalAction(f"seat {seat} does not hold {' '.join(missing)}")
+            raise illegal(IllegalCode.NOT_HELD, f"seat {seat} does not hold {' '.join(missing[:10])}")
         if not ids:
-            raise IllegalAction("an empty play: name the cards, or PASS")
+            raise illegal(IllegalCode.MALFORMED, "an empty play: name the cards, or PASS")
         return ids
 
-    def _apply_play(self, action: Any) -> str:
+    def _apply_play(self, ids: Optional[List[int]]) -> str:
+        """Applies a checked play (card ids) or PASS (None) of the seat to act."""
         seat = self._play.current_seat
-        ids = self._physical_play(seat, action)
         if ids is None:
             self._play.apply("PASS")
             token = "PASS"
         else:
-            self._play.apply(ranks_of(ids))  # validates the combination; raises and changes nothing
+            self._play.apply(ranks_of(ids))
             held = self._held[seat]
             for c in ids:
                 held.remove(c)
@@ -543,7 +610,7 @@ class Game:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
             raise ArgumentError(f"elapsed seconds must be a non-negative number, not {shown(seconds)}")
         if self.is_over:
-            raise IllegalAction("the hand is over: no decision is timed")
+            raise illegal(IllegalCode.HAND_OVER, "the hand is over: no decision is timed")
         self._clock += seconds
         if self._clock >= self.move_timeout_s:
             return self.timeout()
@@ -553,7 +620,7 @@ class Game:
         """The default action of §3.6 for the seat to act (A8): the non-escalating choice,
         PASS, or the lowest single card when the seat must lead."""
         if self.is_over:
-            raise IllegalAction("the hand is over: no decision is timed")
+            raise illegal(IllegalCode.HAND_OVER, "the hand is over: no decision is timed")
         if self._rules.options["timeout_policy"] == "bot":
             from .bots import RuleBot
             seat = self._acting()
@@ -610,7 +677,7 @@ class Game:
         until the hand ends and the hand is settled normally (§3.6; returns None)."""
         self._check_seat(seat)
         if self.is_over:
-            raise IllegalAction("the hand is over: nobody can escape it")
+            raise illegal(IllegalCode.HAND_OVER, "the hand is over: nobody can escape it")
         self._history.append((seat, "ESCAPE"))
         self._actions.append({"seat": seat, "action": "ESCAPE"})
         self._clock = 0.0
