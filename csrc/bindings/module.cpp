@@ -1,6 +1,8 @@
 // pybind11 module ddz._core: value types and entry points; no rules logic here.
 #include <pybind11/native_enum.h>
 
+#include <map>
+
 #include "common.hpp"
 
 void register_play(py::module_& m);
@@ -241,7 +243,30 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
             const MoveObj& o = b.cast<const MoveObj&>();
             return a.enc == o.enc && a.it.key == o.it.key && a.rules->decks() == o.rules->decks();
           })
-      .def("__hash__", [](const MoveObj& mv) { return py::hash(py::make_tuple(mv.enc, mv.it.key)); });
+      .def("__hash__", [](const MoveObj& mv) { return py::hash(py::make_tuple(mv.enc, mv.it.key)); })
+      // Pickled as its encoding and the combination rules it was read under (a Move needs no
+      // more of the Rules); loading re-reads and checks it like decode().
+      .def("__reduce__", [](const MoveObj& mv) {
+            const Rules& r = mv.rules->r;
+            py::tuple params = py::make_tuple(r.variant, r.two_decks, r.straight, r.trio_solo, r.four_two, r.trio_chain,
+                                              r.joker_pairs, r.share, r.pairs_distinct, r.rocket_kickers, r.cap,
+                                              r.max_cards);
+            return py::make_tuple(py::module_::import("ddz._core").attr("_move_from"), py::make_tuple(mv.enc, params));
+          });
+
+  m.def("_move_from", [](py::handle enc, py::handle params) {
+        // one RulesCore per parameter set, so that unpickled moves share one action-id table
+        static std::map<std::string, RulesPtr> cache;
+        std::string key = py::repr(params);
+        RulesPtr& rp = cache[key];
+        if (!rp) {
+          py::object core = py::module_::import("ddz._core").attr("RulesCore");
+          rp = core(*py::reinterpret_borrow<py::tuple>(params)).cast<RulesPtr>();
+        }
+        uint64_t e = u64_arg(enc, "an encoded move");
+        if (e == kPassEnc) return make_move(rp, e);
+        return MoveObj{e, checked_move(rp->r, e, "a pickled move"), rp};
+      }, "Rebuilds a pickled Move.");
 
   // ---- functions ----
   m.def("classify", [](py::handle cards, py::handle rules) -> py::object {

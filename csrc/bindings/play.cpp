@@ -1,4 +1,5 @@
 // pybind11 registration of the play phase: ddz.PlayState, ddz.simulate, ddz.deal.
+#include <memory>
 #include <system_error>
 #include <thread>
 
@@ -14,16 +15,37 @@ constexpr long long kMaxGames = 1LL << 28;
 
 const char* variant_name(const Rules& r) { return r.variant == 0 ? "CLASSIC3" : r.variant == 1 ? "TWOP" : "BENGBU4"; }
 
-struct LogEntry {
+/// One applied action and the state before it. The log is an immutable list from the newest
+/// action back to the first: a clone shares it (clone time does not grow with the history),
+/// apply prepends a node, undo steps back; no copy ever changes a node another copy sees.
+struct LogNode {
   uint8_t seat;
-  Enc move;        // kPassEnc for a pass
+  Enc move;  // kPassEnc for a pass
   PlayState before;
+  std::shared_ptr<const LogNode> prev;
+  uint32_t depth;  // actions up to and including this one
 };
+using Log = std::shared_ptr<const LogNode>;
 
 struct PlayStateObj {
   RulesPtr rules;
   PlayState s;
-  std::vector<LogEntry> log;
+  Log log;
+  size_t log_size() const { return log ? log->depth : 0; }
+  /// The log oldest first.
+  std::vector<const LogNode*> entries() const {
+    std::vector<const LogNode*> v(log_size());
+    size_t i = v.size();
+    for (const LogNode* n = log.get(); n; n = n->prev.get()) v[--i] = n;
+    return v;
+  }
+  /// The state the hand started in.
+  const PlayState& initial() const {
+    const LogNode* n = log.get();
+    if (!n) return s;
+    while (n->prev) n = n->prev.get();
+    return n->before;
+  }
 };
 
 std::string seat_str(int s) { return "seat " + std::to_string(s); }
@@ -152,7 +174,7 @@ bool same_state(const PlayState& a, const PlayState& b) {
 void register_play(py::module_& m) {
   py::class_<PlayStateObj>(m, "PlayState",
                            "The play phase of one hand (RULES.md §2.0.1): tricks, passes, bombs, the end of the "
-                           "hand. A fixed-size value with an undo log; clone() copies it.")
+                           "hand. A fixed-size value with an undo log shared by its clones; pickles and deep-copies.")
       .def(py::init([](py::handle hands, py::handle landlord_arg, py::handle rules, py::handle bomb_limits) {
              RulesPtr rp = rules_arg(rules);
              const Rules& r = rp->r;
@@ -257,7 +279,7 @@ void register_play(py::module_& m) {
       .def_property_readonly("num_actions", [](const PlayStateObj& P) { return int(P.s.actions); })
       .def_property_readonly("history", [](const PlayStateObj& P) {
             py::list l;
-            for (const LogEntry& e : P.log) l.append(py::make_tuple(int(e.seat), make_move(P.rules, e.move)));
+            for (const LogNode* e : P.entries()) l.append(py::make_tuple(int(e->seat), make_move(P.rules, e->move)));
             return l;
           }, "[(seat, Move)] of every action so far (PASS included)")
       .def("legal_moves", [](const PlayStateObj& P) {
@@ -292,7 +314,7 @@ void register_play(py::module_& m) {
             Illegal why = check_action(P.rules->r, P.s, cards, !play, kind, reading);
             if (why != Illegal::None) raise_illegal(P, why, cards, kind, reading);
             Enc e = play ? encode(cards, reading.kind) : kPassEnc;
-            P.log.push_back(LogEntry{P.s.seat, e, P.s});
+            P.log = std::make_shared<const LogNode>(LogNode{P.s.seat, e, P.s, P.log, uint32_t(P.log_size() + 1)});
             apply_action(P.rules->r, P.s, cards, !play, reading);
             return make_move(P.rules, e);
           }, py::arg("action"),
@@ -315,21 +337,36 @@ void register_play(py::module_& m) {
             return check_obj(P, action, e, cards, play, reading).is_none();
           }, py::arg("action"), "check(action) is None.")
       .def("undo", [](PlayStateObj& P) {
-            if (P.log.empty())
+            if (!P.log)
               throw IllegalActionError("nothing to undo: no action has been applied", Illegal::NothingToUndo);
-            P.s = P.log.back().before;
-            P.log.pop_back();
+            P.s = P.log->before;
+            P.log = P.log->prev;
           }, "Takes back the last action exactly.")
-      .def("clone", [](const PlayStateObj& P) { return PlayStateObj(P); }, "An independent copy (history included).")
+      .def("clone", [](const PlayStateObj& P) { return PlayStateObj(P); },
+           "An independent copy (history included; the history is shared, so a clone costs the same at any point).")
       .def("__copy__", [](const PlayStateObj& P) { return PlayStateObj(P); })
       .def("__deepcopy__", [](const PlayStateObj& P, py::dict) { return PlayStateObj(P); }, py::arg("memo"))
       .def("__eq__", [](const PlayStateObj& a, py::object o) {
             if (!py::isinstance<PlayStateObj>(o)) return false;
             const PlayStateObj& b = o.cast<const PlayStateObj&>();
-            if (a.rules->decks() != b.rules->decks() || !same_state(a.s, b.s) || a.log.size() != b.log.size()) return false;
-            for (size_t i = 0; i < a.log.size(); ++i)
-              if (a.log[i].seat != b.log[i].seat || a.log[i].move != b.log[i].move) return false;
+            if (a.rules->decks() != b.rules->decks() || !same_state(a.s, b.s) || a.log_size() != b.log_size()) return false;
+            for (const LogNode *x = a.log.get(), *y = b.log.get(); x && x != y; x = x->prev.get(), y = y->prev.get())
+              if (x->seat != y->seat || x->move != y->move || !same_state(x->before, y->before)) return false;
             return true;
+          })
+      // Pickled as its start (hands, landlord, rules, bomb limits) and the encoded actions, which
+      // are replayed on load: the same state, history and undo log.
+      .def("__reduce__", [](const PlayStateObj& P) {
+            const PlayState& s0 = P.initial();
+            py::list hands, limits, actions;
+            for (int i = 0; i < s0.n; ++i) {
+              hands.append(format_counts(s0.hand[i]));
+              limits.append(s0.limit[i] == kUnlimited ? py::object(py::none()) : py::object(py::int_(int(s0.limit[i]))));
+            }
+            for (const LogNode* e : P.entries()) actions.append(py::int_(e->move));
+            py::module_ core = py::module_::import("ddz._core");
+            return py::make_tuple(core.attr("_play_state_from"),
+                                  py::make_tuple(hands, int(s0.landlord), P.rules, limits, actions));
           })
       .def("__repr__", [](const PlayStateObj& P) {
             std::string s = std::string("PlayState(") + variant_name(P.rules->r) + ", landlord=" +
@@ -340,6 +377,28 @@ void register_play(py::module_& m) {
             if (P.s.over()) s += ", over: seat " + std::to_string(P.s.out) + " went out";
             return s + ")";
           });
+
+  m.def("_play_state_from", [](py::handle hands, py::handle landlord, py::handle rules, py::handle limits,
+                               py::handle actions) {
+        py::object cls = py::module_::import("ddz._core").attr("PlayState");
+        py::object obj = cls(hands, landlord, rules, limits.is_none() || rules_arg(rules)->r.variant != 2
+                                                          ? py::object(py::none()) : py::reinterpret_borrow<py::object>(limits));
+        PlayStateObj& P = obj.cast<PlayStateObj&>();
+        for_each_item(actions, "actions", [&](py::handle a, size_t i) {
+          uint64_t e = u64_arg(a, "an encoded action");
+          bool pass = e == kPassEnc;
+          Counts cards = pass ? 0 : enc_cards(e);
+          Interp reading;
+          Illegal why = check_action(P.rules->r, P.s, cards, pass, pass ? -1 : enc_kind(e), reading);
+          if (why != Illegal::None)
+            throw ArgumentError("pickled play state: action " + std::to_string(i) + " does not replay (" +
+                                illegal_message(P, why, cards, enc_kind(e), reading) + ")");
+          P.log = std::make_shared<const LogNode>(LogNode{P.s.seat, pass ? kPassEnc : encode(cards, reading.kind),
+                                                          P.s, P.log, uint32_t(P.log_size() + 1)});
+          apply_action(P.rules->r, P.s, cards, pass, reading);
+        });
+        return obj;
+      }, "Rebuilds a pickled PlayState (its start and its encoded actions).");
 
   m.def("deal", [](py::handle rules, py::handle seed_arg, py::handle game_arg) {
         RulesPtr rp = rules_arg(rules);

@@ -8,6 +8,7 @@ changes nothing), ``is_over``, ``result``, ``observation(seat)``.
 """
 from __future__ import annotations
 
+import copy
 import json
 import random
 from collections import Counter
@@ -590,6 +591,32 @@ class Game:
         from .record import view_record
         return json.dumps(view_record(self, seat), ensure_ascii=False, sort_keys=True)
 
+    def clone(self) -> "Game":
+        """An independent copy of the game at this point: the play state is cloned (its
+        history is shared, not copied), the other state copied; bots are deep-copied so that a
+        clone's bots draw their own random numbers."""
+        new = object.__new__(type(self))
+        memo: Dict[int, Any] = {id(self._rules): self._rules}
+        for k, v in self.__dict__.items():
+            if k == "_ps":
+                new.__dict__[k] = v.clone() if v is not None else None
+            elif k == "_deals":  # deals are never changed once drawn
+                new.__dict__[k] = list(v)
+            else:
+                new.__dict__[k] = copy.deepcopy(v, memo)
+        return new
+
+    def __copy__(self) -> "Game":
+        return self.clone()
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "Game":
+        return self.clone()
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        """Pickled as its record (replayed on load) plus the table state a record does not
+        hold: the bots and the time spent on the current decision."""
+        return (_game_from_pickle, (self.to_json(), dict(self._bots), self._clock))
+
     def __repr__(self) -> str:
         return (f"Game({self._variant}, phase={self._phase}, to act={self.current_seat}, "
                 f"landlord={self._landlord}, deal={self.deal_number})")
@@ -1126,6 +1153,13 @@ class _BengbuGame(Game):
         return GameResult(kind="escape", winner_side=None, landlord=landlord, winner_seat=None, multiplier=1,
                           factors={"escapee": seat, "unit": unit}, unit=unit, scores=scores,
                           bomb_limits=list(self._limits), money=[x * pv for x in scores])
+
+
+def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:
+    g = Game.from_json(record)
+    g._bots = dict(bots)
+    g._clock = clock
+    return g
 
 
 _VARIANT_CLASS = {"classic": _ClassicGame, "two_player": _TwoPlayerGame, "bengbu": _BengbuGame}
