@@ -287,3 +287,19 @@ def test_batch_rejects_words_beyond_the_deck(rules, word, ok):
     else:
         with pytest.raises(ddz.CardError, match="hands\\[0\\]"):
             ddz.legal_moves_batch(arr, rules)
+
+
+def test_namespace_version_and_enum_names():
+    """help() and print() are useful on their own (issue: documentation, item 3)."""
+    import inspect
+    import subprocess
+    import sys
+    assert str(ddz.Kind.BOMB) == "BOMB" and f"{ddz.Kind.PLANE_SOLO}" == "PLANE_SOLO" and int(ddz.Kind.BOMB) == 12
+    assert str(ddz.IllegalCode.NOT_HELD) == "NOT_HELD"
+    assert "annotations" not in dir(ddz)
+    assert all(hasattr(ddz, name) for name in ddz.__all__)
+    params = inspect.signature(ddz.Game).parameters
+    assert list(params)[:2] == ["rules", "seed"] and "hands" in params
+    assert ddz.Game.legal_actions.__doc__ and ddz.Game.to_json.__doc__
+    out = subprocess.run([sys.executable, "-m", "ddz.cli", "--version"], capture_output=True, text=True)
+    assert out.stdout.strip() == f"ddz {ddz.__version__}" and ddz.__version__ != "0+unknown"

@@ -3,8 +3,6 @@
 The rules contract is RULES.md; the C++ core (``ddz._core``) does cards, classification
 and legal-move generation; this package adds the typed facade.
 """
-from __future__ import annotations
-
 from ._core import (
     CardError,
     Cards,
@@ -35,7 +33,17 @@ from .rooms import ROOMS, Room, Settlement, settle
 from .matchmaking import MATCH_TIERS, Matchmaker
 from . import bots
 
-__version__ = "0.1.0"
+def _version() -> str:
+    """The version pyproject.toml declares (the one place it is written), from the installed
+    package's metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("ddz")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        return "0+unknown"
+
+
+__version__ = _version()
 
 __all__ = [
     "ArgumentError", "ArgumentTypeError", "CardTypeError", "DdzError", "IllegalActionTypeError", "IllegalCode",
@@ -49,3 +57,5 @@ __all__ = [
 ]
 
 PASS = "PASS"  # the pass action token, accepted by PlayState.apply (as is a PASS Move or Rules.pass_id)
+
+Kind.__str__ = lambda self: self.name  # type: ignore[method-assign]  # 'BOMB', not '12'

@@ -377,6 +377,8 @@ def _cmd_replay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> in
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ddz", description="ddz: a fast, faithful Dou Dizhu (斗地主) rules engine")
+    from . import __version__
+    p.add_argument("--version", action="version", version=f"ddz {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="command")
 
     pl = sub.add_parser("play", help="play one hand against bots in the terminal",

@@ -9,6 +9,7 @@ changes nothing), ``is_over``, ``result``, ``observation(seat)``.
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 import random
 from collections import Counter
@@ -349,6 +350,9 @@ class Game:
             raise ArgumentError(f"no seat {shown(seat)}: seats are 0..{self._n - 1}")
 
     def legal_actions(self) -> List[str]:
+        """The actions of the seat to act, as tokens: decisions (``"CALL"``, ``"BID2"``, …) in
+        the bidding phases, ``"PLAY <ranks>"`` and ``"PASS"`` in the play phase; ``[]`` once
+        the hand is over."""
         if self._phase == "OVER":
             return []
         if self._phase == "PLAY":
@@ -1161,5 +1165,9 @@ def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:
     g._clock = clock
     return g
 
+
+# help(ddz.Game) and inspect show the real parameters, not those of the dispatching __new__.
+Game.__signature__ = inspect.signature(Game.__init__).replace(  # type: ignore[attr-defined]
+    parameters=list(inspect.signature(Game.__init__).parameters.values())[1:])
 
 _VARIANT_CLASS = {"classic": _ClassicGame, "two_player": _TwoPlayerGame, "bengbu": _BengbuGame}
