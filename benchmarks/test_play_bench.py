@@ -45,3 +45,27 @@ def test_clone_and_undo(benchmark):
             c.undo()
 
     benchmark(run)
+
+
+def _after(n_actions: int) -> ddz.PlayState:
+    r = ddz.Rules.classic()
+    hands, landlord = ddz.deal(r, 3, 0)
+    ps = ddz.PlayState(hands, landlord, r)
+    rng = random.Random(4)
+    while ps.num_actions < n_actions and not ps.is_over:
+        ps.apply(rng.choice(ps.legal_actions()))
+    return ps
+
+
+def test_clone_at_start(benchmark):
+    """Workload clone/start: PlayState.clone() of a fresh CLASSIC3 deal (seed 3)."""
+    ps = _after(0)
+    benchmark(ps.clone)
+
+
+def test_clone_after_40_actions(benchmark):
+    """Workload clone/after-40: the same deal after 40 random actions; the history is shared,
+    so this should cost what clone/start does (issue: clone time independent of history)."""
+    ps = _after(40)
+    assert ps.num_actions == 40
+    benchmark(ps.clone)
