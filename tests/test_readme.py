@@ -1,4 +1,5 @@
-"""Every code block of README.md runs here, so that the README cannot drift from the code.
+"""Every code block of README.md and of every docs/*.md runs here, so that the documentation
+cannot drift from the code. Each file is checked on its own (its python blocks are one session).
 
 * ```` ```python ```` blocks are doctests (``>>>`` with the output shown): they run in order
   in one namespace, as a reader would type them, and a wrong output fails.
@@ -23,6 +24,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS_DIR = ROOT / "docs"
+# The documents whose examples are tested: the README, then every page of docs/.
+DOCS = [README] + sorted(DOCS_DIR.glob("*.md"))
+# The pages docs/ must hold (the README and the docstrings point to them).
+REQUIRED_PAGES = ("rules.md", "records.md", "encodings.md", "peers.md")
 
 
 class Block(NamedTuple):
@@ -56,34 +62,47 @@ def not_run(b: Block) -> bool:
     return bool(m and len(m.group(1).strip()) >= 10)
 
 
-ALL = blocks()
+def _name(path: Path) -> str:
+    return str(path.relative_to(ROOT))
 
 
-def test_every_block_is_tested_or_says_why_not():
-    for b in ALL:
+BLOCKS = {path: blocks(path) for path in DOCS}
+
+
+def test_docs_pages_exist():
+    for page in REQUIRED_PAGES:
+        assert (DOCS_DIR / page).is_file(), f"docs/{page} is missing"
+
+
+@pytest.mark.parametrize("path", DOCS, ids=_name)
+def test_every_block_is_tested_or_says_why_not(path):
+    where = _name(path)
+    for b in BLOCKS[path]:
         if not_run(b):
             continue
         if b.lang == "python":
-            assert ">>> " in b.text, f"README line {b.line}: a python block must be a doctest (>>> and output)"
+            assert ">>> " in b.text, f"{where} line {b.line}: a python block must be a doctest (>>> and output)"
         elif b.lang in ("sh", "bash", "console"):
-            assert b.marker == "<!-- run -->", f"README line {b.line}: mark a shell block <!-- run --> or " \
+            assert b.marker == "<!-- run -->", f"{where} line {b.line}: mark a shell block <!-- run --> or " \
                                                "<!-- not run: reason -->"
         elif b.lang == "json":
             json.loads(b.text)
         else:
-            pytest.fail(f"README line {b.line}: a ```{b.lang} block is neither run nor marked <!-- not run: reason -->")
+            pytest.fail(f"{where} line {b.line}: a ```{b.lang} block is neither run nor marked "
+                        "<!-- not run: reason -->")
 
 
-def test_python_examples():
-    """All python blocks in order, one namespace: the README read as one session."""
+@pytest.mark.parametrize("path", DOCS, ids=_name)
+def test_python_examples(path):
+    """All python blocks of one file in order, one namespace: the file read as one session."""
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     globs: dict = {}
     failures = []
-    for b in ALL:
+    for b in BLOCKS[path]:
         if b.lang != "python" or not_run(b):
             continue
-        test = parser.get_doctest(b.text, globs, f"README.md:{b.line}", str(README), b.line)
+        test = parser.get_doctest(b.text, globs, f"{_name(path)}:{b.line}", str(path), b.line)
         out: List[str] = []
         result = runner.run(test, out=out.append, clear_globs=False)
         globs = test.globs  # the next block sees what this one defined (DocTest copies globs)
@@ -92,26 +111,41 @@ def test_python_examples():
     assert not failures, "\n".join(failures)
 
 
-@pytest.mark.parametrize("b", [b for b in ALL if b.lang in ("sh", "bash") and b.marker == "<!-- run -->"],
-                         ids=lambda b: f"line{b.line}")
-def test_shell_examples(b, tmp_path):
+SHELL = [(path, b) for path in DOCS for b in BLOCKS[path] if b.lang in ("sh", "bash") and b.marker == "<!-- run -->"]
+
+
+@pytest.mark.parametrize("path,b", SHELL, ids=[f"{_name(p)}:line{b.line}" for p, b in SHELL])
+def test_shell_examples(path, b, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     bindir = Path(sys.executable).parent
     env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
     r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", b.text], cwd=ROOT, env=env, capture_output=True,
                        text=True, timeout=300)
-    assert r.returncode == 0, f"README line {b.line}:\n{b.text}\nstdout:\n{r.stdout[-2000:]}\nstderr:\n{r.stderr[-2000:]}"
+    assert r.returncode == 0, f"{_name(path)} line {b.line}:\n{b.text}\nstdout:\n{r.stdout[-2000:]}\nstderr:\n{r.stderr[-2000:]}"
 
 
-def test_record_blocks_have_a_real_record_keys():
+@pytest.mark.parametrize("path", DOCS, ids=_name)
+def test_record_blocks_have_a_real_record_keys(path):
     import ddz
     g = ddz.Game(ddz.Rules.classic(), 1)
     real = {"ddz-game": json.loads(g.to_json()), "ddz-view": json.loads(g.view_json(0))}
-    for b in ALL:
+    for b in BLOCKS[path]:
         m = re.match(r"<!-- record: ([\w-]+) -->", b.marker)
         if m:
+            assert m.group(1) in real, f"{_name(path)} line {b.line}: unknown record format {m.group(1)!r}"
             shown = json.loads(b.text)
-            assert set(shown) == set(real[m.group(1)]), f"README line {b.line}: keys differ from a real record"
+            assert set(shown) == set(real[m.group(1)]), \
+                f"{_name(path)} line {b.line}: keys differ from a real record"
+
+
+@pytest.mark.parametrize("path", DOCS, ids=_name)
+def test_links_to_docs_resolve(path):
+    """Every relative link of a page points to a file of the repository (a renamed page fails)."""
+    text = path.read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+        if "://" in target:
+            continue
+        assert (path.parent / target).exists(), f"{_name(path)}: the link {target!r} leads nowhere"
 
 
 def test_setup_commands():
