@@ -161,3 +161,27 @@ def test_setup_commands():
 def blocks_of(text: str) -> List[Block]:
     tmp = re.findall(r"^```\w*\n(.*?)^```$", text, flags=re.S | re.M)
     return [Block("", 0, "", t) for t in tmp]
+
+
+def _shown_default(v) -> str:
+    """A default as docs/rules.md writes it: `"text"`, True/False, or the number."""
+    return f'`"{v}"`' if isinstance(v, str) else f"`{v}`" if isinstance(v, bool) else f"{v}"
+
+
+def test_rules_page_lists_every_option_with_its_default():
+    """docs/rules.md §11 has a row for every option of every variant, with the default the code
+    uses (the option tables are prose, so this keeps them from drifting)."""
+    import ddz
+    text = (DOCS_DIR / "rules.md").read_text(encoding="utf-8")
+    section = text[text.index("## 11. Every option"):]
+    rows = {}
+    for name, default in re.findall(r"^\| `(\w+)` \| ([^|]+) \|", section, flags=re.M):
+        rows.setdefault(name, []).append(default.strip())
+    for variant in ddz.VARIANTS:
+        for name, value in ddz.Rules(variant).options.items():
+            assert name in rows, f"docs/rules.md §11 has no row for option {name}"
+            if name == "single_kicker_rank_cap":  # one row gives the default of each variant
+                label = {"classic": "CLASSIC3", "two_player": "TWOP", "bengbu": "BENGBU4"}[variant]
+                assert any(f"{label} {value}" in d for d in rows[name]), (name, variant, rows[name])
+            else:
+                assert any(d.startswith(_shown_default(value)) for d in rows[name]), (name, value, rows[name])
