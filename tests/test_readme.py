@@ -138,14 +138,25 @@ def test_record_blocks_have_a_real_record_keys(path):
                 f"{_name(path)} line {b.line}: keys differ from a real record"
 
 
+def _anchors(path: Path) -> set:
+    """The heading anchors of a page, as GitHub makes them (lower case, punctuation dropped,
+    spaces to hyphens)."""
+    heads = re.findall(r"^#+ (.+)$", path.read_text(encoding="utf-8"), flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+
+
 @pytest.mark.parametrize("path", DOCS, ids=_name)
 def test_links_to_docs_resolve(path):
-    """Every relative link of a page points to a file of the repository (a renamed page fails)."""
+    """Every relative link of a page points to a file of the repository, and every #anchor to a
+    heading of its page (a renamed page or section fails)."""
     text = path.read_text(encoding="utf-8")
-    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+    for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", text):
         if "://" in target:
             continue
-        assert (path.parent / target).exists(), f"{_name(path)}: the link {target!r} leads nowhere"
+        page = path.parent / target if target else path
+        assert page.exists(), f"{_name(path)}: the link {target!r} leads nowhere"
+        if anchor and page.suffix == ".md":
+            assert anchor in _anchors(page), f"{_name(path)}: no heading #{anchor} in {_name(page)}"
 
 
 def test_setup_commands():
