@@ -39,20 +39,22 @@ class Block(NamedTuple):
 
 
 def blocks(path: Path = README) -> List[Block]:
+    """The fenced blocks of a page, also those indented under a list item (dedented)."""
     lines = path.read_text(encoding="utf-8").split("\n")
     out, i = [], 0
     while i < len(lines):
-        m = re.match(r"^```(\w*)\s*$", lines[i])
+        m = re.match(r"^( *)```(\w*)\s*$", lines[i])
         if not m:
             i += 1
             continue
-        start = i
+        start, indent = i, len(m.group(1))
         j = i + 1
         while j < len(lines) and lines[j].strip() != "```":
             j += 1
         prev = lines[start - 1].strip() if start else ""
         marker = prev if prev.startswith("<!--") else ""
-        out.append(Block(m.group(1), start + 1, marker, "\n".join(lines[start + 1:j]) + "\n"))
+        body = [line[indent:] if line[:indent].strip() == "" else line for line in lines[start + 1:j]]
+        out.append(Block(m.group(2), start + 1, marker, "\n".join(body) + "\n"))
         i = j + 1
     return out
 
