@@ -1,4 +1,5 @@
-"""Every code block of README.md runs here, so that the README cannot drift from the code.
+"""Every code block of README.md and of every docs/*.md runs here, so that the documentation
+cannot drift from the code. Each file is checked on its own (its python blocks are one session).
 
 * ```` ```python ```` blocks are doctests (``>>>`` with the output shown): they run in order
   in one namespace, as a reader would type them, and a wrong output fails.
@@ -23,6 +24,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS_DIR = ROOT / "docs"
+# The documents whose examples are tested: the README, then every page of docs/.
+DOCS = [README] + sorted(DOCS_DIR.glob("*.md"))
+# The pages docs/ must hold (the README and the docstrings point to them).
+REQUIRED_PAGES = ("rules.md", "records.md", "encodings.md", "peers.md")
 
 
 class Block(NamedTuple):
@@ -33,20 +39,22 @@ class Block(NamedTuple):
 
 
 def blocks(path: Path = README) -> List[Block]:
+    """The fenced blocks of a page, also those indented under a list item (dedented)."""
     lines = path.read_text(encoding="utf-8").split("\n")
     out, i = [], 0
     while i < len(lines):
-        m = re.match(r"^```(\w*)\s*$", lines[i])
+        m = re.match(r"^( *)```(\w*)\s*$", lines[i])
         if not m:
             i += 1
             continue
-        start = i
+        start, indent = i, len(m.group(1))
         j = i + 1
         while j < len(lines) and lines[j].strip() != "```":
             j += 1
         prev = lines[start - 1].strip() if start else ""
         marker = prev if prev.startswith("<!--") else ""
-        out.append(Block(m.group(1), start + 1, marker, "\n".join(lines[start + 1:j]) + "\n"))
+        body = [line[indent:] if line[:indent].strip() == "" else line for line in lines[start + 1:j]]
+        out.append(Block(m.group(2), start + 1, marker, "\n".join(body) + "\n"))
         i = j + 1
     return out
 
@@ -56,34 +64,47 @@ def not_run(b: Block) -> bool:
     return bool(m and len(m.group(1).strip()) >= 10)
 
 
-ALL = blocks()
+def _name(path: Path) -> str:
+    return str(path.relative_to(ROOT))
 
 
-def test_every_block_is_tested_or_says_why_not():
-    for b in ALL:
+BLOCKS = {path: blocks(path) for path in DOCS}
+
+
+def test_docs_pages_exist():
+    for page in REQUIRED_PAGES:
+        assert (DOCS_DIR / page).is_file(), f"docs/{page} is missing"
+
+
+@pytest.mark.parametrize("path", DOCS, ids=_name)
+def test_every_block_is_tested_or_says_why_not(path):
+    where = _name(path)
+    for b in BLOCKS[path]:
         if not_run(b):
             continue
         if b.lang == "python":
-            assert ">>> " in b.text, f"README line {b.line}: a python block must be a doctest (>>> and output)"
+            assert ">>> " in b.text, f"{where} line {b.line}: a python block must be a doctest (>>> and output)"
         elif b.lang in ("sh", "bash", "console"):
-            assert b.marker == "<!-- run -->", f"README line {b.line}: mark a shell block <!-- run --> or " \
+            assert b.marker == "<!-- run -->", f"{where} line {b.line}: mark a shell block <!-- run --> or " \
                                                "<!-- not run: reason -->"
         elif b.lang == "json":
             json.loads(b.text)
         else:
-            pytest.fail(f"README line {b.line}: a ```{b.lang} block is neither run nor marked <!-- not run: reason -->")
+            pytest.fail(f"{where} line {b.line}: a ```{b.lang} block is neither run nor marked "
+                        "<!-- not run: reason -->")
 
 
-def test_python_examples():
-    """All python blocks in order, one namespace: the README read as one session."""
+@pytest.mark.parametrize("path", DOCS, ids=_name)
+def test_python_examples(path):
+    """All python blocks of one file in order, one namespace: the file read as one session."""
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     globs: dict = {}
     failures = []
-    for b in ALL:
+    for b in BLOCKS[path]:
         if b.lang != "python" or not_run(b):
             continue
-        test = parser.get_doctest(b.text, globs, f"README.md:{b.line}", str(README), b.line)
+        test = parser.get_doctest(b.text, globs, f"{_name(path)}:{b.line}", str(path), b.line)
         out: List[str] = []
         result = runner.run(test, out=out.append, clear_globs=False)
         globs = test.globs  # the next block sees what this one defined (DocTest copies globs)
@@ -92,26 +113,52 @@ def test_python_examples():
     assert not failures, "\n".join(failures)
 
 
-@pytest.mark.parametrize("b", [b for b in ALL if b.lang in ("sh", "bash") and b.marker == "<!-- run -->"],
-                         ids=lambda b: f"line{b.line}")
-def test_shell_examples(b, tmp_path):
+SHELL = [(path, b) for path in DOCS for b in BLOCKS[path] if b.lang in ("sh", "bash") and b.marker == "<!-- run -->"]
+
+
+@pytest.mark.parametrize("path,b", SHELL, ids=[f"{_name(p)}:line{b.line}" for p, b in SHELL])
+def test_shell_examples(path, b, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     bindir = Path(sys.executable).parent
     env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
     r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", b.text], cwd=ROOT, env=env, capture_output=True,
                        text=True, timeout=300)
-    assert r.returncode == 0, f"README line {b.line}:\n{b.text}\nstdout:\n{r.stdout[-2000:]}\nstderr:\n{r.stderr[-2000:]}"
+    assert r.returncode == 0, f"{_name(path)} line {b.line}:\n{b.text}\nstdout:\n{r.stdout[-2000:]}\nstderr:\n{r.stderr[-2000:]}"
 
 
-def test_record_blocks_have_a_real_record_keys():
+@pytest.mark.parametrize("path", DOCS, ids=_name)
+def test_record_blocks_have_a_real_record_keys(path):
     import ddz
     g = ddz.Game(ddz.Rules.classic(), 1)
     real = {"ddz-game": json.loads(g.to_json()), "ddz-view": json.loads(g.view_json(0))}
-    for b in ALL:
+    for b in BLOCKS[path]:
         m = re.match(r"<!-- record: ([\w-]+) -->", b.marker)
         if m:
+            assert m.group(1) in real, f"{_name(path)} line {b.line}: unknown record format {m.group(1)!r}"
             shown = json.loads(b.text)
-            assert set(shown) == set(real[m.group(1)]), f"README line {b.line}: keys differ from a real record"
+            assert set(shown) == set(real[m.group(1)]), \
+                f"{_name(path)} line {b.line}: keys differ from a real record"
+
+
+def _anchors(path: Path) -> set:
+    """The heading anchors of a page, as GitHub makes them (lower case, punctuation dropped,
+    spaces to hyphens)."""
+    heads = re.findall(r"^#+ (.+)$", path.read_text(encoding="utf-8"), flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+
+
+@pytest.mark.parametrize("path", DOCS, ids=_name)
+def test_links_to_docs_resolve(path):
+    """Every relative link of a page points to a file of the repository, and every #anchor to a
+    heading of its page (a renamed page or section fails)."""
+    text = path.read_text(encoding="utf-8")
+    for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", text):
+        if "://" in target:
+            continue
+        page = path.parent / target if target else path
+        assert page.exists(), f"{_name(path)}: the link {target!r} leads nowhere"
+        if anchor and page.suffix == ".md":
+            assert anchor in _anchors(page), f"{_name(path)}: no heading #{anchor} in {_name(page)}"
 
 
 def test_setup_commands():
@@ -127,3 +174,27 @@ def test_setup_commands():
 def blocks_of(text: str) -> List[Block]:
     tmp = re.findall(r"^```\w*\n(.*?)^```$", text, flags=re.S | re.M)
     return [Block("", 0, "", t) for t in tmp]
+
+
+def _shown_default(v) -> str:
+    """A default as docs/rules.md writes it: `"text"`, True/False, or the number."""
+    return f'`"{v}"`' if isinstance(v, str) else f"`{v}`" if isinstance(v, bool) else f"{v}"
+
+
+def test_rules_page_lists_every_option_with_its_default():
+    """docs/rules.md §11 has a row for every option of every variant, with the default the code
+    uses (the option tables are prose, so this keeps them from drifting)."""
+    import ddz
+    text = (DOCS_DIR / "rules.md").read_text(encoding="utf-8")
+    section = text[text.index("## 11. Every option"):]
+    rows = {}
+    for name, default in re.findall(r"^\| `(\w+)` \| ([^|]+) \|", section, flags=re.M):
+        rows.setdefault(name, []).append(default.strip())
+    for variant in ddz.VARIANTS:
+        for name, value in ddz.Rules(variant).options.items():
+            assert name in rows, f"docs/rules.md §11 has no row for option {name}"
+            if name == "single_kicker_rank_cap":  # one row gives the default of each variant
+                label = {"classic": "CLASSIC3", "two_player": "TWOP", "bengbu": "BENGBU4"}[variant]
+                assert any(f"{label} {value}" in d for d in rows[name]), (name, variant, rows[name])
+            else:
+                assert any(d.startswith(_shown_default(value)) for d in rows[name]), (name, value, rows[name])

@@ -1,6 +1,7 @@
 """ddz: a fast, faithful Dou Dizhu (斗地主) rules engine.
 
-The rules contract is RULES.md; the C++ core (``ddz._core``) does cards, classification
+The rules are described in docs/rules.md (in the repository and the sdist, with records,
+encodings and peers beside it); the C++ core (``ddz._core``) does cards, classification
 and legal-move generation; this package adds the typed facade.
 """
 from ._core import (

@@ -1,4 +1,4 @@
-"""Rules presets: every option of RULES.md §7, validated, with the combination options
+"""Rules presets: every option of docs/rules.md §11, validated, with the combination options
 handed to the C++ core (``_core.RulesCore``)."""
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ _PER_VARIANT: Dict[str, Dict[str, _Spec]] = {
 
 
 class Rules(_core.RulesCore):
-    """The rules of one variant: RULES.md §7 options with their defaults.
+    """The rules of one variant: the options of docs/rules.md §11 with their defaults.
 
     Build with ``Rules.classic(**options)``, ``Rules.two_player(**options)``,
     ``Rules.bengbu(**options)`` or a compat preset (``classic_douzero()``,
@@ -165,17 +165,17 @@ class Rules(_core.RulesCore):
     # ---- presets ----
     @classmethod
     def classic(cls, **options: Any) -> "Rules":
-        """CLASSIC3: three players, one deck (RULES.md §2.1)."""
+        """CLASSIC3: three players, one deck (docs/rules.md §6)."""
         return cls("classic", **options)
 
     @classmethod
     def two_player(cls, **options: Any) -> "Rules":
-        """TWOP: two players, one deck, 20 cards each (RULES.md §2.2)."""
+        """TWOP: two players, one deck, 20 cards each (docs/rules.md §7)."""
         return cls("two_player", **options)
 
     @classmethod
     def bengbu(cls, **options: Any) -> "Rules":
-        """BENGBU4: four players, two decks (RULES.md §2.3)."""
+        """BENGBU4: four players, two decks (docs/rules.md §8)."""
         return cls("bengbu", **options)
 
     @classmethod

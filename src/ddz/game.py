@@ -1,4 +1,4 @@
-"""A whole hand, from the shuffle to the score, for each variant (RULES.md §2.1–§2.3).
+"""A whole hand, from the shuffle to the score, for each variant (docs/rules.md §6–§9).
 
 ``ddz.Game(rules, seed)`` deals real suited cards, runs the variant's bidding and doubling
 decisions, hands the play phase to the C++ ``PlayState``, scores the hand and keeps a record
