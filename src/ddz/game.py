@@ -35,7 +35,7 @@ _ASIDE_SIZE = {"classic": 0, "two_player": 11, "bengbu": 0}
 class GameResult:
     """The outcome of one hand. ``scores`` are per seat; see README for each variant's unit."""
 
-    kind: str                      # "normal", "special" (BENGBU4 天炸/天尊 at the deal), "void"
+    kind: str                      # "normal", "special" (BENGBU4 天炸/天尊 at the deal), "escape" (TWOP, BENGBU4), "void"
     winner_side: Optional[str]     # "landlord" / "farmers"; None for special and void hands
     landlord: Optional[int]
     winner_seat: Optional[int]     # the seat that went out
