@@ -303,3 +303,14 @@ def test_namespace_version_and_enum_names():
     assert ddz.Game.legal_actions.__doc__ and ddz.Game.to_json.__doc__
     out = subprocess.run([sys.executable, "-m", "ddz.cli", "--version"], capture_output=True, text=True)
     assert out.stdout.strip() == f"ddz {ddz.__version__}" and ddz.__version__ != "0+unknown"
+
+
+def test_import_loads_no_peer_adapter():
+    """The peer adapters serve `ddz bench --peers` and the cross-checks only (issue:
+    documentation, item 5): importing ddz imports none of them, nor any peer engine."""
+    import subprocess
+    import sys
+    code = ("import sys, ddz; bad = [m for m in sys.modules if m in ('ddz.peers', 'ddz.bench_peers', 'rlcard', "
+            "'pyspiel', 'douzero', 'torch')]; print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
