@@ -29,9 +29,10 @@ def run(argv, stdin_text=""):
     return code, out.getvalue()
 
 
-def scripted_inputs(variant: str, seed: int, seat: int = 0):
+def scripted_inputs(variant: str, seed: int, seat: int = 0, auto_pass: bool = True):
     """The input lines of a player who always takes the first legal action, against the
-    same rule bots `ddz play` uses, and the game that results."""
+    same rule bots `ddz play` uses, and the game that results. With auto_pass, a turn whose
+    only legal action is PASS needs no line (ddz play passes by itself)."""
     g = ddz.Game(getattr(ddz.Rules, variant)(), seed=seed)
     for s in range(g.num_players):
         if s != seat:
@@ -42,7 +43,8 @@ def scripted_inputs(variant: str, seed: int, seat: int = 0):
         if g.is_over:
             break
         token = g.legal_actions()[0]
-        lines.append(token[5:] if token.startswith("PLAY ") else ("pass" if token == "PASS" else token.lower()))
+        if not (auto_pass and g.legal_actions() == ["PASS"]):
+                lines.append(token[5:] if token.startswith("PLAY ") else ("pass" if token == "PASS" else token.lower()))
         g.apply(token)
     return lines, g
 
@@ -61,7 +63,10 @@ def test_play_a_whole_hand_through_stdin(variant, tmp_path):
     assert "not accepted" in out                 # the invalid input was explained and asked again
     assert "hand over" in out and "Traceback" not in out
     assert "scores: " + " ".join(str(x) for x in expect.result.scores) in out
-    assert f"multiplier {expect.result.multiplier}" in out
+    if variant == "bengbu":
+        assert f"bid {expect.result.factors['base']}" in out
+    else:
+        assert f"×{expect.result.multiplier}" in out
     replayed = ddz.Game.from_json(record.read_text(encoding="utf-8"))
     assert replayed.result == expect.result and replayed.history == expect.history
 
@@ -139,3 +144,116 @@ def test_every_subcommand_has_help():
     for cmd in ([], ["play"], ["selfplay"], ["moves"], ["bench"], ["replay"]):
         p = subprocess.run([exe, *cmd, "--help"], capture_output=True, text=True, timeout=60)
         assert p.returncode == 0 and "usage: ddz" in p.stdout
+
+
+# ---- ddz play for a person (issue: documentation and the command line, item 4) ----------
+
+def test_play_screen_shows_what_a_player_needs():
+    lines, g = scripted_inputs("classic", 3)
+    code, out = run(["play", "--seed", "3"], "\n".join(lines) + "\n")
+    assert code == 0 and "Traceback" not in out
+    assert "you lead" in out and "to beat:" in out and "── trick to seat" in out
+    assert "out: " in out                                   # the tracker of cards still out
+    assert "1 = rob: rob the landlord seat" in out         # each decision explained when offered
+    assert "{'rob'" not in out                               # factors formatted, not a dict
+    assert "ʹ" not in out                                    # one deck: no second copies
+
+
+def test_auto_pass_and_its_flag():
+    lines, g = scripted_inputs("classic", 3, auto_pass=False)
+    code, out = run(["play", "--seed", "3", "--no-auto-pass"], "\n".join(lines) + "\n")
+    assert code == 0 and "scores: " + " ".join(map(str, g.result.scores)) in out
+    assert "you cannot beat it: pass" not in out
+    auto_lines, g2 = scripted_inputs("classic", 3)
+    code, out = run(["play", "--seed", "3"], "\n".join(auto_lines) + "\n")
+    assert code == 0 and g2.result == g.result
+    assert len(auto_lines) < len(lines) and "you cannot beat it: pass" in out
+
+
+class _Interrupt(io.StringIO):
+    def __init__(self, lines):
+        super().__init__("".join(l + "\n" for l in lines))
+        self.left = len(lines)
+
+    def readline(self, *a):
+        if self.left == 0:
+            raise KeyboardInterrupt
+        self.left -= 1
+        return super().readline(*a)
+
+
+@pytest.mark.parametrize("end", ["interrupt", "eof"])
+def test_ctrl_c_and_eof_end_cleanly_and_keep_the_record(end, tmp_path):
+    lines, _ = scripted_inputs("two_player", 2)
+    record = tmp_path / "r.json"
+    args = ["play", "--variant", "twop", "--seed", "2", "--record", str(record)]
+    if end == "interrupt":
+        out = io.StringIO()
+        old = sys.stdout
+        sys.stdout = out
+        try:
+            code = main.__globals__["build_parser"]().parse_args(args).func(
+                main.__globals__["build_parser"]().parse_args(args), stdin=_Interrupt(lines[:3]))
+        finally:
+            sys.stdout = old
+        out = out.getvalue()
+        assert code == 130 and "interrupted" in out
+    else:
+        code, out = run(args, "\n".join(lines[:3]) + "\n")
+        assert code == 1 and "end of input" in out
+    assert "Traceback" not in out and "unfinished" in out
+    g = ddz.Game.from_json(record.read_text(encoding="utf-8"))
+    assert not g.is_over and len([a for a in g.history if a[0] == 0]) == 3
+
+
+def test_one_set_of_variant_names_for_every_subcommand(tmp_path):
+    for alias in ("classic", "classic3", "two-player", "two_player", "twop", "bengbu", "bengbu4"):
+        assert run(["moves", "3456789", "--variant", alias])[0] == 0
+        assert run(["selfplay", "--variant", alias, "--games", "20"])[0] == 0
+        assert run(["play", "--variant", alias, "--seed", "1"], "")[0] == 1   # ends at once: no input
+    with pytest.raises(SystemExit):
+        main(["moves", "33", "--variant", "classic4"])
+
+
+def test_moves_in_rank_order():
+    code, out = run(["moves", "333AKJ2", "--variant", "classic"])
+    line = next(l for l in out.splitlines() if l.startswith("TRIO_SOLO"))
+    assert line.split(": ")[1] == "333J 333K 333A 3332"
+
+
+def test_replay_shows_the_kitty_and_steps(tmp_path):
+    g = ddz.Game(ddz.Rules.classic(), 5)
+    rng = __import__("random").Random(1)
+    while not g.is_over:
+        g.apply(rng.choice(g.legal_actions()))
+    p = tmp_path / "g.json"
+    p.write_text(g.to_json(), encoding="utf-8")
+    code, out = run(["replay", str(p)])
+    assert code == 0 and "kitty:" in out
+    code, out = run(["replay", str(p), "--step"], "\n\nq\n")
+    assert code == 0 and "  2. " in out and "  3. " not in out and "(stopped)" in out
+
+
+def test_cards_and_factors_on_screen():
+    from ddz._cli_play import format_factors, show_cards
+    assert "♠ʹ" in show_cards(["3s", "3s'", "B'"], 2) and "Bʹ" in show_cards(["B'"], 2)
+    assert format_factors("classic", {"rob": 2, "show": 1, "kitty": 1, "bomb": 2, "spring": 1}, 4) == \
+        "×2 rob · ×2 bomb = ×4"
+    assert format_factors("classic", {"rob": 1, "show": 1, "kitty": 1, "bomb": 1, "spring": 1}, 1) == "×1"
+    assert format_factors("bengbu", {"base": 2, "open": True}, 1) == "bid 2 · open play (明打)"
+
+
+def test_bengbu_screen_shows_bomb_limits_and_no_spring_rows():
+    code, out = run(["selfplay", "--variant", "bengbu", "--games", "50"])
+    assert "missiles" in out and "spring" not in out
+    for seed in range(40):
+        lines, g = scripted_inputs("bengbu", seed)
+        if g.result.bomb_limits and any(x is not None for x in g.result.bomb_limits):
+            break
+    code, out = run(["play", "--variant", "bengbu", "--seed", str(seed)], "\n".join(lines) + "\n")
+    assert code == 0 and "bomb limits:" in out
+
+
+def test_messages_keep_the_input_case():
+    code, out = run(["play", "--seed", "3"], "PLAY 3s\n")
+    assert "PLAY 3s" in out and "PLAY 3S" not in out

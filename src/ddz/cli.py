@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 import time
-from collections import OrderedDict
 from typing import Any, Dict, List, Optional, TextIO
 
 from rich.console import Console
@@ -14,61 +13,19 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from . import CardError, Game, MoveError, Rules, legal_moves, simulate
+from ._cli_play import VARIANTS, play_markup, print_result, rules_of, run_play, show_cards
 from ._sim import MAX_THREADS, concat
-from .bots import RandomBot, RuleBot
-from .cards import RANKS, card_id, card_rank
+from .cards import RANKS
 from .record import VIEW_FORMAT, read_view
-
-_VARIANT_ALIASES = {"classic": "classic", "two-player": "two_player", "two_player": "two_player",
-                    "twop": "two_player", "bengbu": "bengbu"}
-_VARIANT_CHOICES = ["classic", "two-player", "bengbu"]
-_SUIT_SYMBOL = {"s": "♠", "h": "♥", "c": "♣", "d": "♦"}
-
-
-def _rules(name: str) -> Rules:
-    return getattr(Rules, _VARIANT_ALIASES[name])()
-
 
 def _console(stream: Optional[TextIO] = None) -> Console:
     return Console(file=stream or sys.stdout, highlight=False, soft_wrap=True)
 
 
-# ---- cards on screen ------------------------------------------------------------------
-
-def _card_markup(name: str) -> str:
-    if name.rstrip("'") == "R":
-        return "[bold red]R[/]"
-    if name.rstrip("'") == "B":
-        return "[bold]B[/]"
-    suit = name[1]
-    sym = _SUIT_SYMBOL[suit]
-    return f"[red]{sym}[/]" if suit in "hd" else sym
-
-
-def show_cards(names: List[str], decks: int) -> str:
-    """Cards grouped by rank, suits as symbols: '3♠♥ 4♣ … B R'."""
-    groups: "OrderedDict[str, List[str]]" = OrderedDict()
-    for n in sorted(names, key=lambda x: (card_rank(card_id(x, decks)), card_id(x, decks))):
-        groups.setdefault(RANKS[card_rank(card_id(n, decks))], []).append(n)
-    parts = []
-    for rank, cards in groups.items():
-        if rank in "BR":
-            parts.append(" ".join(_card_markup(c) for c in cards))
-        else:
-            parts.append(f"[bold]{rank}[/]" + "".join(_card_markup(c) for c in cards))
-    return " ".join(parts) if parts else "(none)"
-
-
-def _play_markup(token: str, decks: int) -> str:
-    if token.startswith("PLAY "):
-        return "plays " + show_cards(token[5:].split(), decks)
-    return token.lower().replace("_", " ")
-
-
 # ---- ddz moves -------------------------------------------------------------------------
 
 def _cmd_moves(args: argparse.Namespace) -> int:
-    rules = _rules(args.variant)
+    rules = args.variant
     try:
         moves = legal_moves(args.hand, rules, prev=args.prev)
     except (CardError, MoveError) as e:
@@ -80,129 +37,23 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     what = f"beating {args.prev}" if args.prev else "leads"
     print(f"{len(moves)} legal plays ({what}) for {args.hand} under {rules!r}" + ("; or PASS" if args.prev else ""))
     for kind in sorted(groups):
-        ms = sorted(groups[kind], key=lambda m: (m.chain_length, m.key, str(m)))
+        # in rank order, kickers too (333-4 before 333-K before 333-2), not alphabetically
+        ms = sorted(groups[kind], key=lambda m: (m.chain_length, m.key, [RANKS.index(c) for c in str(m)]))
         print(f"{kind.name} ({len(ms)}): " + " ".join(str(m) for m in ms))
     return 0
 
 
 # ---- ddz play --------------------------------------------------------------------------
 
-def _role(g: Game, seat: int) -> str:
-    if g.landlord is None:
-        return ""
-    return " (landlord)" if seat == g.landlord else " (farmer)"
-
-
-def _show_state(con: Console, g: Game, seat: int) -> None:
-    obs = g.observation(seat)
-    con.print(f"[dim]phase {obs['phase']} · cards left " +
-              ", ".join(f"seat {s}: {n}" for s, n in enumerate(obs["cards_left"])) +
-              f" · multiplier {obs['multiplier']} {obs['factors']}[/]")
-    for s, cards in obs["shown"].items():
-        con.print(f"seat {s}{_role(g, s)} shows: {show_cards(cards, g.rules.decks)}")
-    if obs["kitty"] is not None:
-        con.print(f"kitty: {show_cards(obs['kitty'], g.rules.decks)}")
-    if obs["top"] is not None:
-        con.print(f"to beat: [bold]{obs['top'][1]}[/] by seat {obs['top'][0]}")
-    con.print(f"your hand (seat {seat}{_role(g, seat)}): {show_cards(obs['cards'], g.rules.decks)}")
-
-
-def _read_action(con: Console, g: Game, seat: int, stdin: TextIO) -> Optional[str]:
-    """Asks until the input is legal; returns None at the end of input."""
-    legal = g.legal_actions()
-    while True:
-        if g.phase == "PLAY":
-            prompt = "your play (cards like 33344456, 'pass', '?' for the legal plays): "
-        else:
-            prompt = "choose " + " / ".join(f"{i + 1}={t}" for i, t in enumerate(legal)) + ": "
-        con.print(prompt, end="")
-        line = stdin.readline()
-        if not line:
-            return None
-        text = line.strip()
-        if not stdin.isatty():
-            con.print(text)
-        if text in ("?", "help"):
-            con.print("legal: " + ", ".join(t[5:] if t.startswith("PLAY ") else t for t in legal))
-            continue
-        if not text:
-            continue
-        token = text
-        if g.phase != "PLAY":
-            if text.isdigit() and 1 <= int(text) <= len(legal):
-                token = legal[int(text) - 1]
-            else:
-                token = text.upper().replace(" ", "_")
-        elif text.lower() in ("pass", "p"):
-            token = "PASS"
-        try:
-            return g.apply(token)
-        except ValueError as e:
-            con.print(f"[yellow]not accepted: {e}[/]")
-
-
 def _cmd_play(args: argparse.Namespace, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None) -> int:
-    con = _console(stdout)
-    stdin = stdin or sys.stdin
-    rules = _rules(args.variant)
-    g = Game(rules, seed=args.seed)
-    if not 0 <= args.seat < g.num_players:
-        print(f"ddz play: --seat must be 0..{g.num_players - 1}", file=sys.stderr)
-        return 2
-    for s in range(g.num_players):
-        if s != args.seat:
-            g.set_bot(s, RuleBot() if args.bot == "rules" else RandomBot(None if args.seed is None else args.seed + s))
-    con.print(f"[bold]ddz {args.variant}[/] · you are seat {args.seat} · seed {g.seed} · bots: {args.bot}")
-    shown = 0
-    last_phase = None
-    while not g.is_over:
-        g.step_bots()
-        hist = g.history
-        for actor, token in hist[shown:]:
-            who = "system" if actor is None else f"seat {actor}{_role(g, actor)}"
-            con.print(f"{who}: {_play_markup(token, rules.decks)}")
-        shown = len(hist)
-        if g.is_over:
-            break
-        if g.phase != last_phase or g.phase == "PLAY":
-            _show_state(con, g, args.seat)
-            last_phase = g.phase
-        if _read_action(con, g, args.seat, stdin) is None:
-            con.print("\n[yellow]end of input: the hand is abandoned[/]")
-            return 1
-    hist = g.history
-    for actor, token in hist[shown:]:
-        who = "system" if actor is None else f"seat {actor}{_role(g, actor)}"
-        con.print(f"{who}: {_play_markup(token, rules.decks)}")
-    _print_result(con, g)
-    if args.record:
-        with open(args.record, "w", encoding="utf-8") as f:
-            f.write(g.to_json())
-        con.print(f"record written to {args.record}")
-    return 0
-
-
-def _print_result(con: Console, g: Game) -> None:
-    r = g.result
-    assert r is not None, "the hand is not over"
-    con.print(f"[bold]hand over[/]: {r.kind}" + (f", {r.winner_side} win" if r.winner_side else "")
-              + (f" (seat {r.winner_seat} went out)" if r.winner_seat is not None else ""))
-    con.print(f"multiplier {r.multiplier} = " + " × ".join(f"{k} {v}" for k, v in r.factors.items()))
-    if r.spring or r.anti_spring:
-        con.print("spring!" if r.spring else "anti-spring!")
-    table = Table("seat", "role", "score")
-    for s, score in enumerate(r.scores):
-        table.add_row(str(s), "landlord" if s == r.landlord else "farmer" if r.landlord is not None else "-",
-                      str(score))
-    con.print(table)
-    con.print("scores: " + " ".join(str(x) for x in r.scores))
+    return run_play(args, stdin or sys.stdin, _console(stdout))
 
 
 # ---- ddz selfplay ----------------------------------------------------------------------
 
 def _cmd_selfplay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
     con = _console(stdout)
-    rules = _rules(args.variant)
+    rules = args.variant
     if args.games < 1 or not 1 <= args.threads <= MAX_THREADS:
         print(f"ddz selfplay: --games must be positive and --threads in 1..{MAX_THREADS}", file=sys.stderr)
         return 2
@@ -227,22 +78,23 @@ def _cmd_selfplay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> 
         play_mult = float((2.0 ** res.bombs * mult).mean())
     else:
         play_mult = 1.0
-    table = Table(title=f"ddz selfplay · {args.variant} · {args.games:,} games · policy {args.policy} · "
+    table = Table(title=f"ddz selfplay · {rules.variant} · {args.games:,} games · policy {args.policy} · "
                         f"seed {args.seed} · {args.threads} thread(s)")
     table.add_column("figure")
     table.add_column("value", justify="right")
     rows = [
         ("landlord win rate", f"{s['landlord_win_rate']:.4f}"),
-        ("average play multiplier (bombs, spring)", f"{play_mult:.3f}"),
         ("actions per game", f"{s['actions_per_game']:.2f}"),
         ("plays per game", f"{s['plays_per_game']:.2f}"),
         ("bombs per game", f"{s['bombs_per_game']:.4f}"),
         ("rockets per game", f"{s['rockets_per_game']:.4f}"),
-        ("spring rate", f"{s['spring_rate']:.4f}"),
-        ("anti-spring rate", f"{s['anti_spring_rate']:.4f}"),
-        ("missiles per game", f"{s['missiles_per_game']:.4f}"),
-        ("games/s", f"{args.games / elapsed:,.0f}"),
     ]
+    if rules.variant == "bengbu":  # BENGBU4 has missiles and no spring or play multiplier (RULES.md §2.3)
+        rows.append(("missiles per game", f"{s['missiles_per_game']:.4f}"))
+    else:
+        rows += [("average play multiplier (bombs, spring)", f"{play_mult:.3f}"),
+                 ("spring rate", f"{s['spring_rate']:.4f}"), ("anti-spring rate", f"{s['anti_spring_rate']:.4f}")]
+    rows.append(("games/s", f"{args.games / elapsed:,.0f}"))
     for k, v in rows:
         table.add_row(k, v)
     con.print(table)
@@ -329,7 +181,7 @@ def _print_view(con: Console, name: str, view: Dict[str, Any]) -> int:
         if dl.get("hand") is not None:
             con.print(f"deal {i}: seat {seat} dealt {show_cards(dl['hand'], decks)}")
     for n, a in enumerate(view["actions"], 1):
-        con.print(f"{n:3d}. seat {a['seat']}: {_play_markup(a['action'], decks)}")
+        con.print(f"{n:3d}. seat {a['seat']}: {play_markup(a['action'], decks)}")
     r = view.get("result")
     if r:
         con.print(f"[bold]hand over[/]: {r['kind']}" + (f", {r['winner_side']} win" if r.get("winner_side") else ""))
@@ -339,8 +191,17 @@ def _print_view(con: Console, name: str, view: Dict[str, Any]) -> int:
     return 0
 
 
-def _cmd_replay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
+def _print_deal(con: Console, deal: Dict[str, Any], decks: int, indent: str = "") -> None:
+    for seat, hand in enumerate(deal["hands"]):
+        con.print(f"{indent}seat {seat} dealt: {show_cards(hand, decks)}")
+    con.print(f"{indent}kitty: {show_cards(deal['kitty'], decks)}")
+    if deal.get("aside"):
+        con.print(f"{indent}set aside: {show_cards(deal['aside'], decks)}")
+
+
+def _cmd_replay(args: argparse.Namespace, stdout: Optional[TextIO] = None, stdin: Optional[TextIO] = None) -> int:
     con = _console(stdout)
+    stdin = stdin or sys.stdin
     try:
         with open(args.file, encoding="utf-8") as f:
             text = f.read()
@@ -353,21 +214,24 @@ def _cmd_replay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> in
         return 2
     decks = g.rules.decks
     con.print(f"[bold]replay[/] {args.file}: {g.rules!r}, seed {record['seed']}, "
-              f"{len(record['deals'])} deal(s), {len(record['actions'])} action(s)")
+              f"{len(record['deals'])} deal(s), {len(record['actions'])} action(s)"
+              + (" · Enter steps, q quits" if args.step else ""))
     deal_no = 0
-    first = record["deals"][0]
-    for s, hand in enumerate(first["hands"]):
-        con.print(f"seat {s} dealt: {show_cards(hand, decks)}")
+    _print_deal(con, record["deals"][0], decks)
     for n, (actor, token) in enumerate(g.history, 1):
+        if args.step:
+            line = stdin.readline()
+            if not line or line.strip().lower() == "q":
+                con.print("(stopped)")
+                return 0
         if token == "REDEAL":
             deal_no += 1
             con.print(f"{n:3d}. system: REDEAL")
-            for seat, hand in enumerate(record["deals"][deal_no]["hands"]):
-                con.print(f"     seat {seat} dealt: {show_cards(hand, decks)}")
+            _print_deal(con, record["deals"][deal_no], decks, indent="     ")
             continue
-        con.print(f"{n:3d}. seat {actor}: {_play_markup(token, decks)}")
+        con.print(f"{n:3d}. seat {actor}: {play_markup(token, decks)}")
     if g.is_over:
-        _print_result(con, g)
+        print_result(con, g)
     else:
         con.print(f"(the record stops before the end of the hand: phase {g.phase})")
     return 0
@@ -385,16 +249,21 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Play one seat of a hand against bots. Type cards by rank (33344456), "
                                     "'pass', a decision (call, no_call, …, or its number), '?' for the legal "
                                     "plays. Standard input may be a pipe.")
-    pl.add_argument("--variant", default="classic", choices=_VARIANT_CHOICES, help="rule variant (default classic)")
+    pl.add_argument("--variant", default=rules_of("classic"), type=rules_of, metavar="NAME",
+                    help="rule variant: " + ", ".join(VARIANTS) + " (default classic)")
     pl.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     pl.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
     pl.add_argument("--bot", default="rules", choices=["rules", "random"], help="the other seats' bots")
-    pl.add_argument("--record", default=None, metavar="FILE", help="write the game record (JSON) to FILE")
+    pl.add_argument("--record", default=None, metavar="FILE", help="write the game record (JSON) to FILE "
+                    "(also when the hand is abandoned)")
+    pl.add_argument("--no-auto-pass", action="store_true",
+                    help="ask even when PASS is the only legal action (by default the seat passes by itself)")
     pl.set_defaults(func=_cmd_play)
 
     sp = sub.add_parser("selfplay", help="C++ self-play at scale with a progress bar and a summary",
                         description="Deal and play N games in C++ (random landlord, no bidding) and summarise.")
-    sp.add_argument("--variant", default="classic", choices=_VARIANT_CHOICES, help="rule variant (default classic)")
+    sp.add_argument("--variant", default=rules_of("classic"), type=rules_of, metavar="NAME",
+                    help="rule variant: " + ", ".join(VARIANTS) + " (default classic)")
     sp.add_argument("--games", type=int, default=10_000, help="number of games (default 10000)")
     sp.add_argument("--threads", type=int, default=1, help="worker threads (default 1)")
     sp.add_argument("--policy", default="random", choices=["random", "greedy"], help="policy of every seat")
@@ -406,7 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
                         description="List the legal plays of HAND (leads, or the plays that beat --prev).")
     mv.add_argument("hand", help="cards as 3456789TJQKA2BR characters, e.g. 33344456789TJQKA2BR")
     mv.add_argument("--prev", default=None, help="the play to beat (omit to lead)")
-    mv.add_argument("--variant", default="classic", choices=sorted(_VARIANT_ALIASES), help="rule variant")
+    mv.add_argument("--variant", default=rules_of("classic"), type=rules_of, metavar="NAME",
+                    help="rule variant: " + ", ".join(VARIANTS) + " (default classic)")
     mv.set_defaults(func=_cmd_moves)
 
     bn = sub.add_parser("bench", help="engine throughput; --peers adds DouZero / RLCard / OpenSpiel side by side",
@@ -422,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Replay a game record written by Game.to_json() or `ddz play --record`, "
                                     "or print a seat's view written by Game.view_json(seat).")
     rp.add_argument("file", help="the record (JSON)")
+    rp.add_argument("--step", action="store_true", help="one action per Enter (q quits)")
     rp.set_defaults(func=_cmd_replay)
     return p
 

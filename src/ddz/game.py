@@ -419,7 +419,7 @@ class Game:
         token = action.strip().upper()
         legal = self._decision_actions()
         if token not in legal:
-            what = shown(token, 40) if token else shown(action, 40)
+            what = shown(action.strip() or action, 40)
             code = (IllegalCode.NOT_OFFERED if token in _DECISIONS[self._variant]
                     else IllegalCode.WRONG_PHASE if _is_play_form(action) else IllegalCode.MALFORMED)
             raise illegal(code, f"{what} is not legal for seat {acting} in phase {self._phase}: "
