@@ -236,7 +236,7 @@ def test_bomb_limit_enforced():
     ps.apply("PASS")
     ps.apply("PASS")       # seat 1 won the trick and leads
     assert ps.current_seat == 1 and not any(m.is_bomb for m in ps.legal_moves())  # 6666 is barred
-    with pytest.raises(ddz.IllegalAction, match="RULES.md §2.3.6"):
+    with pytest.raises(ddz.IllegalAction, match=r"docs/rules.md §8"):
         ps.apply("6666")
     ps.apply("666")        # its bomb cards may still be split (A38)
     ps2 = ddz.PlayState(["33", "5555", "6", "7"], 1, b, bomb_limits=[None, 0, None, None])

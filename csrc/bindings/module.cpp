@@ -64,7 +64,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
     }
   });
 
-  py::native_enum<Kind>(m, "Kind", "enum.IntEnum", "Combination kinds (RULES.md §2.0.2)")
+  py::native_enum<Kind>(m, "Kind", "enum.IntEnum", "Combination kinds (docs/rules.md §4)")
       .value("SOLO", SOLO).value("PAIR", PAIR).value("TRIO", TRIO).value("TRIO_SOLO", TRIO_SOLO)
       .value("TRIO_PAIR", TRIO_PAIR).value("STRAIGHT", STRAIGHT).value("PAIR_STRAIGHT", PAIR_STRAIGHT)
       .value("TRIO_STRAIGHT", TRIO_STRAIGHT).value("PLANE_SOLO", PLANE_SOLO).value("PLANE_PAIR", PLANE_PAIR)
@@ -85,7 +85,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       .finalize();
 
   // ---- Cards ----
-  py::class_<CardsObj>(m, "Cards", "A multiset of cards by rank (suits ignored), RULES.md §1.3.")
+  py::class_<CardsObj>(m, "Cards", "A multiset of cards by rank (suits ignored), docs/rules.md §1.")
       .def(py::init([](py::handle s, py::handle decks_arg) {
              int decks = int(int_arg(decks_arg, "decks", 1, 2));
              if (py::isinstance<CardsObj>(s)) {
@@ -212,7 +212,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   py::class_<MoveObj>(m, "Move", "One play: cards plus its reading (kind, key, chain length).")
       .def_property_readonly("kind", [](const MoveObj& mv) { return Kind(mv.it.kind); })
       .def_property_readonly("key", [](const MoveObj& mv) { return mv.it.key; },
-                             "comparison key: v of the main rank, or the chain key of RULES.md §2.0.3")
+                             "comparison key: v of the main rank, or the chain key of docs/rules.md §4")
       .def_property_readonly("chain_length", [](const MoveObj& mv) { return mv.it.length; })
       .def_property_readonly("cards", [](const MoveObj& mv) { return CardsObj{enc_cards(mv.enc), mv.rules->decks()}; })
       .def_property_readonly("encoded", [](const MoveObj& mv) { return mv.enc; }, "the 8-byte encoding (README)")
@@ -229,7 +229,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
             Interp t;
             if (!prev_arg(other, mv.rules, t)) throw MoveError("beats() needs a play, not None");
             return !is_pass(mv) && beats(mv.rules->r, mv.it, t);
-          }, py::arg("other"), "RULES.md §2.0.5: does this play beat `other` (a Move or a str)?")
+          }, py::arg("other"), "docs/rules.md §5: does this play beat `other` (a Move or a str)?")
       .def("__str__", [](const MoveObj& mv) { return is_pass(mv) ? std::string("PASS") : format_counts(enc_cards(mv.enc)); })
       .def("__repr__", [](const MoveObj& mv) {
             if (is_pass(mv)) return std::string("Move(PASS)");
@@ -276,7 +276,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
         if (it.kind < 0) return py::none();
         return py::cast(MoveObj{encode(c, it.kind), it, rp});
       }, py::arg("cards"), py::arg("rules"),
-      "The lead reading of `cards` (RULES.md §2.0.2–§2.0.4), or None if it is no legal combination.");
+      "The lead reading of `cards` (docs/rules.md §4–§2.0.4), or None if it is no legal combination.");
 
   m.def("legal_moves", [](py::handle hand, py::handle rules, py::handle prev) {
         RulesPtr rp = rules_arg(rules);

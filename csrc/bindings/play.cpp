@@ -116,10 +116,10 @@ std::string illegal_message(const PlayStateObj& P, Illegal why, Counts cards, in
       return c + " does not beat '" + format_counts(enc_cards(s.top)) + "' (" + reading_str(s.top_it) +
              ") played by " + seat_str(s.owner);
     case Illegal::WrongReading:
-      return c + " is read as " + reading_str(reading) + " here, not " + kind_name(kind) + " (RULES.md §2.0.4)";
+      return c + " is read as " + reading_str(reading) + " here, not " + kind_name(kind) + " (docs/rules.md §4)";
     case Illegal::BombLimit:
       return seat_str(s.seat) + " has made the " + std::to_string(s.limit[s.seat]) +
-             " bomb play(s) its bid allows (RULES.md §2.3.6)";
+             " bomb play(s) its bid allows (docs/rules.md §8)";
     default: break;
   }
   return "illegal action";
@@ -173,7 +173,7 @@ bool same_state(const PlayState& a, const PlayState& b) {
 
 void register_play(py::module_& m) {
   py::class_<PlayStateObj>(m, "PlayState",
-                           "The play phase of one hand (RULES.md §2.0.1): tricks, passes, bombs, the end of the "
+                           "The play phase of one hand (docs/rules.md §3): tricks, passes, bombs, the end of the "
                            "hand. A fixed-size value with an undo log shared by its clones; pickles and deep-copies.")
       .def(py::init([](py::handle hands, py::handle landlord_arg, py::handle rules, py::handle bomb_limits) {
              RulesPtr rp = rules_arg(rules);
@@ -204,7 +204,7 @@ void register_play(py::module_& m) {
              }
              uint8_t limits[4] = {kUnlimited, kUnlimited, kUnlimited, kUnlimited};
              if (!bomb_limits.is_none()) {
-               if (r.variant != 2) throw ArgumentError("bomb limits exist only in BENGBU4 (RULES.md §2.3.6)");
+               if (r.variant != 2) throw ArgumentError("bomb limits exist only in BENGBU4 (docs/rules.md §8)");
                std::vector<py::object> bl;
                for_each_item(bomb_limits, "bomb_limits", [&](py::handle v, size_t) {
                  bl.push_back(py::reinterpret_borrow<py::object>(v));

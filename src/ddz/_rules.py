@@ -26,7 +26,7 @@ def _choice(*allowed: Any, reserved: Tuple[Any, ...] = ()) -> Callable[[str, Any
     def check(name: str, v: Any) -> Any:
         if v in reserved:
             raise ArgumentError(
-                f"option {name}={shown(v)} is reserved: RULES.md does not define it yet (allowed: "
+                f"option {name}={shown(v)} is reserved: the rules do not define it yet (allowed: "
                 + ", ".join(repr(a) for a in allowed) + ")")
         if type(v) is not type(allowed[0]) and not (isinstance(v, int) and isinstance(allowed[0], int)
                                                      and not isinstance(v, bool) and not isinstance(allowed[0], bool)):

@@ -89,7 +89,7 @@ def _cmd_selfplay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> 
         ("bombs per game", f"{s['bombs_per_game']:.4f}"),
         ("rockets per game", f"{s['rockets_per_game']:.4f}"),
     ]
-    if rules.variant == "bengbu":  # BENGBU4 has missiles and no spring or play multiplier (RULES.md §2.3)
+    if rules.variant == "bengbu":  # BENGBU4 has missiles and no spring or play multiplier (docs/rules.md §8)
         rows.append(("missiles per game", f"{s['missiles_per_game']:.4f}"))
     else:
         rows += [("average play multiplier (bombs, spring)", f"{play_mult:.3f}"),

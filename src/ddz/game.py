@@ -57,7 +57,7 @@ class GameResult:
 
 
 def kitty_factor(kitty: str, combine: str = "product") -> int:
-    """CLASSIC3 kitty factor (RULES.md §2.1.5, A15): joker part × rank part (or the larger)."""
+    """CLASSIC3 kitty factor (docs/rules.md §6, A15): joker part × rank part (or the larger)."""
     c = Counter(str(Cards(kitty)))
     jokers = c["B"] + c["R"]
     joker_part = 4 if jokers == 2 else 2 if jokers == 1 else 1
@@ -65,7 +65,7 @@ def kitty_factor(kitty: str, combine: str = "product") -> int:
     return joker_part * rank_part if combine == "product" else max(joker_part, rank_part)
 
 
-# Every decision token of each variant (RULES.md §1.5), to tell a token offered in another
+# Every decision token of each variant (docs/rules.md §1), to tell a token offered in another
 # phase (NOT_OFFERED) from an action of the wrong phase (WRONG_PHASE) or no action at all.
 _DECISIONS = {
     "classic": {"CALL", "NO_CALL", "ROB", "NO_ROB", "SHOW", "NO_SHOW"},
@@ -119,7 +119,7 @@ class Game:
                                          or not 0 <= seat_arg < self._n):
                 raise ArgumentError(f"{name} must be a seat 0..{self._n - 1}, not {shown(seat_arg)}")
         if first_to_decide is not None and self._variant != "two_player":
-            raise ArgumentError("first_to_decide exists only in TWOP (the PRE_DEAL phase, RULES.md §2.2.3)")
+            raise ArgumentError("first_to_decide exists only in TWOP (the PRE_DEAL phase, docs/rules.md §7)")
         self._seed = seed
         self._base = base
         self._imult = initial_multiplier
@@ -414,7 +414,7 @@ class Game:
             if _is_play_form(action):
                 raise illegal(IllegalCode.WRONG_PHASE, f"a play during phase {self._phase}: legal actions are "
                                                        f"{', '.join(self._decision_actions())}")
-            raise illegal(IllegalCode.MALFORMED, f"a decision is one of the tokens of RULES.md §1.5 (a str), "
+            raise illegal(IllegalCode.MALFORMED, f"a decision is one of the tokens of docs/rules.md §1 (a str), "
                                                  f"not {shown(action)}", type_error=True)
         token = action.strip().upper()
         legal = self._decision_actions()
@@ -526,7 +526,7 @@ class Game:
         return True
 
     def observation(self, seat: Optional[int]) -> Dict[str, Any]:
-        """What ``seat`` may see now, and nothing else (RULES.md §2.1.2, §2.2.2, §2.3.3).
+        """What ``seat`` may see now, and nothing else (docs/rules.md §6, §2.2.2, §2.3.3).
         ``seat=None`` is the public view (a spectator's): no own hand, no legal actions."""
         if seat is not None:
             self._check_seat(seat)
@@ -625,7 +625,7 @@ class Game:
         return (f"Game({self._variant}, phase={self._phase}, to act={self.current_seat}, "
                 f"landlord={self._landlord}, deal={self.deal_number})")
 
-    # ---- time, escapes and bots (RULES.md §3.6, §4) ------------------------------------
+    # ---- time, escapes and bots (docs/rules.md §9, §4) ------------------------------------
     @property
     def move_timeout_s(self) -> float:
         return self._rules.options["move_timeout_s"]
@@ -703,7 +703,7 @@ class Game:
         return done
 
     def escape(self, seat: int) -> Optional[GameResult]:
-        """A seat leaves the unfinished hand (RULES.md §4, A9). TWOP and BENGBU4: the hand
+        """A seat leaves the unfinished hand (docs/rules.md §9, decision A9). TWOP and BENGBU4: the hand
         ends at once with the escape settlement (returned). CLASSIC3: a bot takes the seat
         until the hand ends and the hand is settled normally (§3.6; returns None)."""
         self._check_seat(seat)
@@ -743,7 +743,7 @@ class Game:
 
 
 class _ClassicGame(Game):
-    """CLASSIC3 (RULES.md §2.1): call / rob, show, kitty factor, bombs, spring."""
+    """CLASSIC3 (docs/rules.md §6): call / rob, show, kitty factor, bombs, spring."""
 
     def _begin_bidding(self, deal: Dict[str, Any]) -> None:
         self._robs = 0
@@ -856,7 +856,7 @@ class _ClassicGame(Game):
 
 
 class _TwoPlayerGame(Game):
-    """TWOP (RULES.md §2.2): show-start ×5, call, 翻身 ×2 / 压迫 ×4, bombs, spring."""
+    """TWOP (docs/rules.md §7): show-start ×5, call, 翻身 ×2 / 压迫 ×4, bombs, spring."""
 
     def _begin_bidding(self, deal: Dict[str, Any]) -> None:
         self._showers: List[int] = []
@@ -871,7 +871,7 @@ class _TwoPlayerGame(Game):
 
     @property
     def first_bidder(self) -> int:
-        """P0: the first shower if any, else the deal's random draw (RULES.md §2.2.4)."""
+        """P0: the first shower if any, else the deal's random draw (docs/rules.md §7)."""
         if getattr(self, "_showers", None):
             return self._showers[0]
         return self._deals[-1]["first_bidder"]
@@ -1004,7 +1004,7 @@ class _TwoPlayerGame(Game):
 
 
 class _BengbuGame(Game):
-    """BENGBU4 (RULES.md §2.3): 天炸/天尊 at the deal, bids 1/2/3 and grab, open or closed
+    """BENGBU4 (docs/rules.md §8): 天炸/天尊 at the deal, bids 1/2/3 and grab, open or closed
     play, bomb limits from the bid log, missiles."""
 
     def _begin_bidding(self, deal: Dict[str, Any]) -> None:

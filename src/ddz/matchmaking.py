@@ -1,11 +1,11 @@
-"""CLASSIC3 matchmaking (匹配原则): RULES.md §3.1–§3.3 and DECISION A19.
+"""CLASSIC3 matchmaking (匹配原则): docs/rules.md §9–§3.3 and DECISION A19.
 
 A :class:`Matchmaker` holds the waiting queue of one room tier (新手场, 中级场 or 高级场)
 and seats tables of three. It has no clock and no threads: every call that depends on
 time takes ``now`` (seconds, any origin, the same for all calls of one matchmaker) from
 the caller, and the same joins at the same times always give the same tables.
 
-Criteria (RULES.md §3.2, every threshold "≤", all three pairs of a table must satisfy
+Criteria (docs/rules.md §9, every threshold "≤", all three pairs of a table must satisfy
 it; rate = won / completed CLASSIC3 hands in percent, 50 % with none completed):
 
 =============  ===========================  ===========================  ============================
@@ -31,7 +31,7 @@ from .errors import ArgumentError, ArgumentTypeError, shown
 
 __all__ = ["Matchmaker", "MATCH_TIERS"]
 
-# canonical tier name -> Chinese room name (RULES.md §3.1)
+# canonical tier name -> Chinese room name (docs/rules.md §9)
 MATCH_TIERS: Dict[str, str] = {"novice": "新手场", "intermediate": "中级场", "advanced": "高级场"}
 _TIER_ALIASES: Dict[str, str] = {**{k: k for k in MATCH_TIERS}, **{v: k for k, v in MATCH_TIERS.items()}}
 
@@ -81,7 +81,7 @@ def _check_delay(name: str, v: Any) -> float:
 
 
 class Matchmaker:
-    """The CLASSIC3 waiting queue of one room tier (RULES.md §3.3, DECISION A19).
+    """The CLASSIC3 waiting queue of one room tier (docs/rules.md §9, DECISION A19).
 
     ``Matchmaker(tier, *, stage2_after_s=10, stage3_after_s=20)``; ``tier`` is
     ``"novice"``, ``"intermediate"``, ``"advanced"`` or the room name ``"新手场"``,
@@ -115,7 +115,7 @@ class Matchmaker:
         (``rules.options["match_stage2_after_s"]`` / ``["match_stage3_after_s"]``, §7)."""
         variant = getattr(rules, "variant", None)
         if variant != "classic":
-            raise ArgumentError(f"matchmaking is defined for CLASSIC3 rules only (RULES.md §3), not variant {shown(variant)}")
+            raise ArgumentError(f"matchmaking is defined for CLASSIC3 rules only (docs/rules.md §9), not variant {shown(variant)}")
         opts = rules.options
         try:
             s2, s3 = opts["match_stage2_after_s"], opts["match_stage3_after_s"]

@@ -1,6 +1,6 @@
 """Adapters for the peer Dou Dizhu engines used to cross-check ``ddz``.
 
-Every adapter speaks the project's card notation (RULES.md §1.3): a hand or a play is a
+Every adapter speaks the project's card notation (docs/rules.md §1): a hand or a play is a
 string over ``3456789TJQKA2BR``; results are *sets* of canonical strings (sorted by rank
 value), pass excluded, each distinct multiset once.
 
@@ -336,7 +336,7 @@ class OpenSpielPeer(_Peer):
         return set(self._table()[1])
 
     def reading_id(self, play: str) -> int:
-        """The id of ``play`` under the lead reading of RULES.md §2.0.4 (largest main
+        """The id of ``play`` under the lead reading of docs/rules.md §4 (largest main
         body, then highest key): matters only for the 383 multisets with several ids
         (trio runs that are also planes with a trio as wings)."""
         ids = self.ids_of(play)

@@ -1,6 +1,6 @@
 """Rooms (场次 / 房间) as data, and the settlement of a finished hand in a room.
 
-``Room`` describes one room of one variant; ``ROOMS`` holds the presets of RULES.md §3.1
+``Room`` describes one room of one variant; ``ROOMS`` holds the presets of docs/rules.md §9
 (CLASSIC3), §2.2.8 / A28 (TWOP) and A45 (BENGBU4). ``settle(result, room, coins_before)``
 turns a ``ddz.GameResult`` into integer coin changes per seat (``Settlement``):
 
@@ -96,12 +96,12 @@ class Room:
     Common:
         ``name``: a non-empty str. ``variant``: ``"classic"``, ``"two_player"`` or ``"bengbu"``.
 
-    CLASSIC3 (RULES.md §3.1, §3.4):
+    CLASSIC3 (docs/rules.md §9, §3.4):
         ``base`` (初始底注, int ≥ 1, required), ``initial_multiplier`` (初始倍数 x, int ≥ 1,
         default 1), ``rake_percent`` (抽成率 r, integer percent 0..100, default 0),
         ``cap`` (输赢上限 C, int ≥ 1, or ``None`` = no cap; default ``None``).
 
-    TWOP (RULES.md §2.2.7, §2.2.8, §4.1, A21, A28):
+    TWOP (docs/rules.md §7, §2.2.8, §4.1, A21, A28):
         ``kind``: ``"score"`` (普通计分) or ``"coin"`` (游戏币场), required.
         ``base``: the bid's 底分, always 1 (§2.2.4; default 1, any other value is rejected).
         ``initial_multiplier``: I (初始倍数, int ≥ 1, default 1); the hand must have been
@@ -111,7 +111,7 @@ class Room:
         ``max_win_factor`` (default 1; a number > 0: a win is at most this × the coins
         held at hand start).
 
-    BENGBU4 (RULES.md §2.3.9, A45):
+    BENGBU4 (docs/rules.md §8, A45):
         ``point_value`` (每底分多少积分 / 两银子: money per point, int ≥ 1, default 1).
 
     ``players`` is the number of seats (3, 2, 4).
@@ -157,7 +157,7 @@ class Room:
             if self.base is None:
                 put("base", 1)
             if not _is_int(self.base) or self.base != 1:
-                raise ArgumentError(f"base must be 1 in a 'two_player' room (底分 = 1, RULES.md §2.2.4), "
+                raise ArgumentError(f"base must be 1 in a 'two_player' room (底分 = 1, docs/rules.md §7), "
                                  f"not {shown(self.base)}")
             if self.initial_multiplier is None:
                 put("initial_multiplier", 1)
@@ -310,7 +310,7 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int], *, loss_
     if v == "classic":
         if kind != "normal":
             why = ("CLASSIC3 has no escape settlement: a bot plays the seat and the hand is settled normally "
-                   "(RULES.md §2.1.10)" if kind == "escape" else
+                   "(docs/rules.md §6)" if kind == "escape" else
                    "special hands at the deal (天炸/天尊) exist only in BENGBU4")
             raise ArgumentError(f"result.kind {shown(kind)} does not apply to CLASSIC3: {why}")
         return _classic(result, room, coins, loss_factor)
@@ -498,7 +498,7 @@ def _twop_escape(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Sett
     allowed_E = (10,) if m < 10 else (2 * m,) if m > 10 else (20, 10)  # m_esc = 10: either threshold option
     if E not in allowed_E:
         raise ArgumentError(f"result.factors['E'] = {E} must be {' or '.join(map(str, allowed_E))} for m_esc = {m} "
-                         "(RULES.md §4.1: 10 if m_esc < 10, 2·m_esc if m_esc > 10)")
+                         "(docs/rules.md §9: 10 if m_esc < 10, 2·m_esc if m_esc > 10)")
     a_esc, a_rem = f["role_escapee"], f["role_remaining"]
     if (a_esc, a_rem) not in ((2, 1), (1, 2), (1, 1)) or isinstance(a_esc, bool) or isinstance(a_rem, bool):
         raise ArgumentError(f"result.factors role_escapee/role_remaining = {shown(a_esc)}/{shown(a_rem)} must be 2/1, 1/2 "
