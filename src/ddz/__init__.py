@@ -34,17 +34,7 @@ from .rooms import ROOMS, Room, Settlement, settle
 from .matchmaking import MATCH_TIERS, Matchmaker
 from . import bots
 
-def _version() -> str:
-    """The version pyproject.toml declares (the one place it is written), from the installed
-    package's metadata."""
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("ddz")
-    except PackageNotFoundError:  # run from a source tree that is not installed
-        return "0+unknown"
-
-
-__version__ = _version()
+from ._version import __version__
 
 __all__ = [
     "ArgumentError", "ArgumentTypeError", "CardTypeError", "DdzError", "IllegalActionTypeError", "IllegalCode",
