@@ -348,3 +348,14 @@ def test_huge_card_lists_are_cut_short():
         assert len(str(info.value)) < 400
     assert g.to_json() == before
     typed(ddz.card_id, 3)
+
+
+def test_huge_ints_in_results_and_rooms_give_short_errors():
+    """A settlement or matchmaking input holding an int too large to print (past Python's
+    digit limit) still raises a DdzError with a short message (found by the settle target)."""
+    g, _ = _record("classic", seed=11, steps=10_000)
+    r = g.result
+    bad = type(r)(**{**r.to_dict(), "scores": [10**5000, -1, -1]})
+    raises(ddz.DdzError, ddz.settle, bad, ddz.ROOMS["novice"], [100, 100, 100])
+    mm = ddz.Matchmaker("novice")
+    raises(ddz.DdzError, mm.join, "x", coins=100, won=10**5000, completed=1, now=0.0)

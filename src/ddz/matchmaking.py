@@ -168,7 +168,7 @@ class Matchmaker:
             if not _is_int(v) or v < 0:
                 raise ArgumentError(f"{name} of player {shown(player_id)} must be a non-negative integer, not {shown(v)}")
         if won > completed:
-            raise ArgumentError(f"player {shown(player_id)}: won ({won}) must not exceed completed ({completed})")
+            raise ArgumentError(f"player {shown(player_id)}: won ({shown(won)}) must not exceed completed ({shown(completed)})")
         t = _check_time("now", now)
         self._entries[player_id] = _Entry(player_id, coins, won, completed, t, self._seq)
         self._seq += 1

@@ -137,7 +137,7 @@ class Room:
         own = _FIELDS[self.variant]
         for f in _ALL_OPTIONAL:
             if f not in own and getattr(self, f) is not None:
-                raise ArgumentError(f"{f} does not apply to a {shown(self.variant)} room (leave it unset)")
+                raise ArgumentError(f"{shown(f)} does not apply to a {shown(self.variant)} room (leave it unset)")
         put = lambda f, v: object.__setattr__(self, f, v)  # noqa: E731 (frozen dataclass)
         if self.variant == "classic":
             if self.base is None:
@@ -165,7 +165,7 @@ class Room:
             if self.kind == "score":
                 for f in _COIN_ONLY:
                     if getattr(self, f) is not None:
-                        raise ArgumentError(f"{f} applies only to a coin room (kind='coin'), not to a score room")
+                        raise ArgumentError(f"{shown(f)} applies only to a coin room (kind='coin'), not to a score room")
             else:
                 if self.coefficient is None:
                     raise ArgumentError("coefficient (房间系数 N) is required for a coin room")
@@ -302,7 +302,7 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int], *, loss_
     kind = result.kind
     if kind == "void":
         if any(s != 0 for s in scores):
-            raise ArgumentError(f"a void result must have zero scores, not {list(scores)!r}")
+            raise ArgumentError(f"a void result must have zero scores, not {shown(list(scores))}")
         zero = (0,) * n
         return Settlement(room.name, v, kind, 0, coins, zero, zero, zero, zero, coins, 0)
     if kind not in ("normal", "special", "escape"):
@@ -388,8 +388,8 @@ def _classic(result: GameResult, room: Room, coins: Tuple[int, ...], lf: int) ->
         hint = ""
         if not won and sc[L] == -(3 - lf) * u and u:
             hint = f" (the hand was scored with classic_landlord_loss_factor={3 - lf}; pass loss_factor={3 - lf})"
-        raise ArgumentError(f"result.scores {sc} do not match a CLASSIC3 {result.winner_side} win with unit "
-                         f"{u}, landlord seat {L} and loss_factor={lf}: expected {want}{hint}")
+        raise ArgumentError(f"result.scores {shown(sc)} do not match a CLASSIC3 {shown(result.winner_side)} win with unit "
+                         f"{shown(u)}, landlord seat {L} and loss_factor={lf}: expected {shown(want)}{hint}")
 
     X = _need(room.base) * _need(room.initial_multiplier) * D
     C = room.cap
@@ -459,14 +459,14 @@ def _twop(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
     X = _need(room.initial_multiplier) * m
     if result.unit != X:
         raise ArgumentError(f"result.unit {shown(result.unit)} != room.initial_multiplier × result.multiplier = "
-                         f"{room.initial_multiplier} × {m}: play the hand with "
+                         f"{room.initial_multiplier} × {shown(m)}: play the hand with "
                          f"Rules.two_player(twop_initial_multiplier={room.initial_multiplier}) "
                          f"for room {room.name!r}")
     # role factors A as scored: landlord 2 (1 under twop_zero_sum), farmer 1
     sign = 1 if won else -1
     A_L = 2 if sc[L] == sign * 2 * X else 1 if sc[L] == sign * X else None
     if A_L is None or sc[F] != -sign * X:
-        raise ArgumentError(f"result.scores {sc} do not match a TWOP {result.winner_side} win at X = {X} with "
+        raise ArgumentError(f"result.scores {shown(sc)} do not match a TWOP {shown(result.winner_side)} win at X = {X} with "
                          f"landlord seat {L} (landlord ±2X or ±X, farmer ∓X)")
     if room.kind == "score":
         score_gross = tuple(sc)
@@ -497,7 +497,7 @@ def _twop_escape(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Sett
     E = _check_int("result.factors['E']", f["E"], 1)
     allowed_E = (10,) if m < 10 else (2 * m,) if m > 10 else (20, 10)  # m_esc = 10: either threshold option
     if E not in allowed_E:
-        raise ArgumentError(f"result.factors['E'] = {E} must be {' or '.join(map(str, allowed_E))} for m_esc = {m} "
+        raise ArgumentError(f"result.factors['E'] = {E} must be {' or '.join(map(str, allowed_E))} for m_esc = {shown(m)} "
                          "(docs/rules.md §9: 10 if m_esc < 10, 2·m_esc if m_esc > 10)")
     a_esc, a_rem = f["role_escapee"], f["role_remaining"]
     if (a_esc, a_rem) not in ((2, 1), (1, 2), (1, 1)) or isinstance(a_esc, bool) or isinstance(a_rem, bool):
@@ -521,7 +521,7 @@ def _twop_escape(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Sett
     want[esc] = -a_esc * E * I
     want[rem] = a_rem * I * m if comp == "normal_win" else 0
     if sc != want:
-        raise ArgumentError(f"result.scores {sc} do not match the escape factors (expected {want}: escapee "
+        raise ArgumentError(f"result.scores {shown(sc)} do not match the escape factors (expected {shown(want)}: escapee "
                          f"−A·E·I, remaining A_rem·I·m_esc or 0)")
     X = I * m
     if room.kind == "score":
@@ -543,7 +543,7 @@ def _twop_escape(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Sett
 def _bengbu(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
     sc = _int_scores(result)
     if sum(sc) != 0:
-        raise ArgumentError(f"result.scores {sc} of a BENGBU4 hand must sum to zero")
+        raise ArgumentError(f"result.scores {shown(sc)} of a BENGBU4 hand must sum to zero")
     if result.kind == "normal":
         _seat(result.landlord, 4, "result.landlord")
         _winner(result)
@@ -551,7 +551,7 @@ def _bengbu(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlemen
         f = result.factors
         esc = _seat(f.get("escapee") if isinstance(f, dict) else None, 4, "result.factors['escapee']")
         if sc[esc] >= 0 or any(s < 0 for i, s in enumerate(sc) if i != esc):
-            raise ArgumentError(f"result.scores {sc} of a BENGBU4 escape: only the escapee (seat {esc}) pays")
+            raise ArgumentError(f"result.scores {shown(sc)} of a BENGBU4 escape: only the escapee (seat {esc}) pays")
     money = tuple(s * _need(room.point_value) for s in sc)
     return Settlement(room.name, "bengbu", result.kind, _need(room.point_value), coins, money, money, (0,) * 4, money,
                       tuple(c + d for c, d in zip(coins, money)), 0)
