@@ -14,6 +14,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from . import CardError, Game, MoveError, Rules, legal_moves, simulate
+from . import _cli_solve
 from ._sim import concat
 from .bots import RandomBot, RuleBot
 from .cards import RANKS, card_id, card_rank
@@ -396,6 +397,8 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Replay a game record written by Game.to_json() or `ddz play --record`.")
     rp.add_argument("file", help="the record (JSON)")
     rp.set_defaults(func=_cmd_replay)
+
+    _cli_solve.add_parser(sub)
     return p
 
 
