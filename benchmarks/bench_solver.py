@@ -75,9 +75,36 @@ def solve_classic3_endgames(seed: int = 2026) -> Rows:
     return ["positions", "median ms", "p95 ms", "max ms", "median nodes", "nodes/s", "mover wins"], rows
 
 
+def mid_hand_observation(seed: int) -> dict:
+    """A CLASSIC3 observation of a farmer after 9 random plays or passes (both other hands hidden)."""
+    from ddz.bots import RandomBot
+    g = ddz.Game(ddz.Rules.classic(), seed=seed)
+    bot = RandomBot(seed)
+    while g.phase != "PLAY":
+        g.apply(bot.act(g, g.current_seat))
+    for _ in range(9):
+        g.apply(bot.act(g, g.current_seat))
+    farmer = (g.landlord + 1) % 3
+    return g.observation(farmer)
+
+
+def sample_deals_classic3(seed: int = 2026) -> Rows:
+    obs = mid_hand_observation(seed)
+    rows = []
+    for n in (1_000, 1_000_000):
+        best = float("inf")
+        for rep in range(5):
+            t = time.perf_counter()
+            ddz.sample_deals(obs, n, seed=rep)
+            best = min(best, time.perf_counter() - t)
+        rows.append([f"{n:,}", str(obs["cards_left"]), f"{best * 1e3:.2f}", f"{n / best / 1e6:.2f}M"])
+    return ["deals per call", "cards left", "best ms", "deals/s (1 thread)"], rows
+
+
 WORKLOADS: Dict[str, Callable[..., Rows]] = {
     "solve_published": solve_published,
     "solve_classic3_endgames": solve_classic3_endgames,
+    "sample_deals_classic3": sample_deals_classic3,
 }
 
 

@@ -5,6 +5,7 @@
 
 void register_play(py::module_& m);
 void register_solver(py::module_& m);
+void register_sample(py::module_& m);
 
 PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.doc() = "ddz C++ core: cards, rules, classification and legal-move generation";
@@ -325,4 +326,5 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
 
   register_play(m);
   register_solver(m);
+  register_sample(m);
 }
