@@ -20,3 +20,11 @@ def test_solve_classic3_endgames(benchmark):
         return sum(bool(ddz.solve(ps).win) for ps in positions)
 
     assert 0 < benchmark(run) < 100
+
+
+def test_sample_deals_classic3_mid_hand(benchmark):
+    from bench_solver import mid_hand_observation
+
+    obs = mid_hand_observation(2026)
+    rows = benchmark(ddz.sample_deals, obs, 100_000, 1)
+    assert rows.shape == (100_000, 3)
