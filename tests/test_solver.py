@@ -154,6 +154,38 @@ def test_solver_agrees_with_brute_force(rules_name: str, n: int) -> None:
         check(*random_position(rng, rules_name, n), rng)
 
 
+@pytest.mark.parametrize("hands,limits,winning", [
+    (["33334444", "55566"], [1, None], {"3", "33", "333", "4", "44", "444"}),
+    (["33334444", "55566"], [2, None], {"3", "33", "333", "3333", "4", "44", "444", "4444"}),
+    (["33334444", "5556"], [1, 1], {"3", "33", "333", "4", "44", "444"}),
+    (["3333444455", "66677"], [1, None], {"3", "4"}),
+])
+def test_bomb_plays_left_are_part_of_the_position(hands, limits, winning) -> None:
+    """BENGBU4 §2.3.6: 3333 can leave the hand as one bomb or as 33 + 33, so the position
+    'seat 0 leads 4444 against 55566' is reached with one bomb play left (it bombs out) and
+    with none (it loses). A table keyed without the bomb plays left answers 3333 wrongly."""
+    rules = RULES["bengbu"]
+    sol = ddz.solve(hands, rules, bomb_limits=limits, all_moves=True)
+    assert {str(m) for m in sol.moves} == winning
+    ref = brute_root([Cards(h, decks=2) for h in hands], rules, 0, None, 1, 0, limits, [0, 1])
+    assert ref == (True, winning)
+
+
+def test_bomb_heavy_random_positions() -> None:
+    """BENGBU4 hands of two or three ranks (bombs of 4 to 8, trio chains), bomb limits 0-2."""
+    rng = random.Random("bomb-limits")
+    rules = RULES["bengbu"]
+    for _ in range(200):
+        lo = rng.randrange(0, 11)
+        pool = [c for c in TWO_DECKS if c in "3456789TJQKA2"[lo:lo + rng.choice((2, 3))]]
+        rng.shuffle(pool)
+        a, b = rng.randint(4, 8), rng.randint(2, 7)
+        hands = [Cards("".join(pool[:a]), decks=2), Cards("".join(pool[a:a + b]), decks=2)]
+        limits = [rng.choice((0, 1, 1, 2)), rng.choice((None, 0, 1))]
+        prev = rng.choice(legal_moves("".join(pool[a + b:a + b + 4]), rules)) if rng.random() < 0.4 else None
+        check(rules, hands, 0, prev, [0, 1], limits, rng)
+
+
 def test_solver_agrees_on_play_states() -> None:
     """solve(play_state): the state's trick, passes, bomb limits and landlord-vs-farmers sides."""
     rng = random.Random(7)
