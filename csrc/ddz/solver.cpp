@@ -30,7 +30,8 @@ Key key_of(const PlayState& s) {
   Key k;
   for (int i = 0; i < 4; ++i) k.h[i] = i < s.n ? s.hand[i] : 0;
   k.top = s.top;
-  // Leading: who owned the last trick and how many passed no longer matter.
+  // Leading: who owned the last trick and how many passed no longer matter. (Following,
+  // the pass count follows from the seat and the owner; it is kept for a plain key.)
   uint32_t owner = s.leading() ? 0 : s.owner, passes = s.leading() ? 0 : s.passes;
   k.meta = uint32_t(s.seat) | owner << 2 | passes << 4;
   for (int i = 0; i < s.n; ++i) k.meta |= bombs_left(s, i) << (8 + 4 * i);
@@ -168,20 +169,20 @@ struct Search {
     return sides[c.seat] == sides[s.seat] ? child : !child;
   }
 
-  /// The moves of `s` appended to `moves`, best first (a move emptying the hand is
-  /// reported through `finisher`). Returns the start index.
-  size_t expand(const PlayState& s, size_t& end, bool& finisher) {
-    size_t base = moves.size;
+  /// The moves of `s` appended to `moves` and their order (best first) to `order`;
+  /// returns the start index in `moves`, or sets `finisher` (and orders nothing) when a
+  /// move empties the hand.
+  size_t expand(const PlayState& s, bool& finisher) {
+    const size_t base = moves.size;
     legal_actions(r, s, moves);
-    end = moves.size;
+    const size_t end = moves.size;
     const Counts hand = s.hand[s.seat];
     finisher = false;
-    size_t obase = order.size();
+    const size_t obase = order.size();
     for (size_t i = base; i < end; ++i) {
       Enc e = moves.data[i];
       if (e != kPass && enc_cards(e) == hand) {
         finisher = true;
-        moves.data[base] = e;  // keep the finisher where the caller looks
         order.resize(obase);
         return base;
       }
@@ -203,10 +204,9 @@ struct Search {
     bool value;
     if (table.probe(k, hash, value)) return value;
     const uint64_t start = nodes;
-    size_t end;
     bool finisher;
     const size_t obase = order.size();
-    const size_t base = expand(s, end, finisher);
+    const size_t base = expand(s, finisher);
     bool result = finisher;  // going out wins for the mover's side at once
     if (!finisher) {
       const size_t count = order.size() - obase;
