@@ -354,3 +354,9 @@ def test_play_state_over_and_rules_given() -> None:
     ps.apply("3")
     with pytest.raises(ddz.SolveError, match="over"):
         ddz.solve(ps)
+
+
+def test_keyword_call_as_the_issue_writes_it() -> None:
+    sol = ddz.solve(hands=["KK5543", "225543"], rules=RULES["classic"], to_move=0, prev=None, sides=None,
+                    all_moves=False, time_limit=None, node_limit=None)
+    assert sol.win is True and sol.complete and len(sol.moves) == 1 and sol.nodes > 0 and sol.seconds >= 0

@@ -62,13 +62,13 @@ def _limit(name: str, v: object, integer: bool) -> float:
     return v  # type: ignore[return-value]
 
 
-def solve(position: Union[Sequence[_Hand], PlayState], rules: Optional[_core.RulesCore] = None, *, to_move: int = 0,
+def solve(hands: Union[Sequence[_Hand], PlayState], rules: Optional[_core.RulesCore] = None, *, to_move: int = 0,
           prev: Union[None, str, Move] = None, sides: Optional[Sequence[int]] = None,
           bomb_limits: Optional[Sequence[Optional[int]]] = None, all_moves: bool = False,
           time_limit: Optional[float] = None, node_limit: Optional[int] = None, table_mb: float = 64) -> Solution:
     """Solve an open-hand position exactly.
 
-    ``position`` is a list of 2–4 hands (str or Cards; the number of seats is its length)
+    ``hands`` is a list of 2–4 hands (str or Cards; the number of seats is its length)
     with ``rules`` supplying only the combination options, so two hands under
     ``Rules.classic()`` form a 残局 puzzle; or a ``PlayState`` reached in play (its rules,
     trick, bomb limits and seat to move; ``rules`` may be omitted; sides default to the
@@ -93,20 +93,20 @@ def solve(position: Union[Sequence[_Hand], PlayState], rules: Optional[_core.Rul
     mb = _limit("table_mb", table_mb, integer=False)
     if not mb:
         raise SolveError("table_mb must be positive")
-    if isinstance(position, PlayState):
-        return _solve_state(position, rules, sides, all_moves, t, nl, mb)
+    if isinstance(hands, PlayState):
+        return _solve_state(hands, rules, sides, all_moves, t, nl, mb)
     if rules is None:
         raise SolveError("solve(hands, rules): the rules are missing")
     if not isinstance(rules, _core.RulesCore):
         raise SolveTypeError(f"rules must be a ddz.Rules, not {type(rules).__name__}")
-    if isinstance(position, (str, Cards)) or not isinstance(position, Sequence):
-        raise SolveTypeError("position must be a list of 2 to 4 hands or a PlayState")
-    n = len(position)
+    if isinstance(hands, (str, Cards)) or not isinstance(hands, Sequence):
+        raise SolveTypeError("hands must be a list of 2 to 4 hands or a PlayState")
+    n = len(hands)
     if not 2 <= n <= 4:
         raise SolveError(f"a position has 2 to 4 hands, not {n}")
     words = []
     total: Optional[Cards] = None
-    for i, h in enumerate(position):
+    for i, h in enumerate(hands):
         if not isinstance(h, (str, Cards)):
             raise SolveTypeError(f"hand {i} must be a str or ddz.Cards, not {type(h).__name__}")
         c = Cards(h if isinstance(h, str) else str(h), decks=rules.decks)
