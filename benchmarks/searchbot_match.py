@@ -8,6 +8,7 @@ role minus RuleBot's win rate in that role (paired per deal), with a 95 % confid
 
     python benchmarks/searchbot_match.py --deals 300 --budget 0.02
     python benchmarks/searchbot_match.py --deals 50 --budget 1.0 --variant classic
+    python benchmarks/searchbot_match.py --merge a.json b.json   # pool runs written with --out
 
 RLCard's rule agent (DouDizhuRuleAgentV1) is not in this script yet: it needs the
 ``classic_rlcard()`` rule preset and an adapter to RLCard's raw observation.
@@ -65,6 +66,27 @@ def rate_ci(k: int, n: int) -> str:
     return f"{p:.3f} [{c - h:.3f}, {c + h:.3f}]"
 
 
+def report(base: List[bool], as_landlord: List[bool], as_farmers: List[bool]) -> None:
+    k = len(base)
+    print(f"landlord win rate, RuleBot everywhere:      {rate_ci(sum(base), k)}")
+    print(f"SearchBot landlord vs RuleBot farmers:      {rate_ci(sum(as_landlord), k)}")
+    print(f"RuleBot landlord vs SearchBot farmers:      {rate_ci(sum(as_farmers), k)}")
+    print(f"SearchBot gain as landlord (paired):        {mean_ci([x - y for x, y in zip(as_landlord, base)])}")
+    print(f"SearchBot gain as farmers (paired):         {mean_ci([y - x for x, y in zip(as_farmers, base)])}")
+
+
+def merge(paths: List[str]) -> int:
+    runs = [json.load(open(p, encoding="utf-8")) for p in paths]
+    if len({(r["variant"], r["budget"]) for r in runs}) != 1 or len({r["seed"] for r in runs}) != len(runs):
+        print("merge: the runs need one variant and budget and different seeds", file=sys.stderr)
+        return 2
+    base = [x for r in runs for x in r["baseline"]]
+    print(f"{runs[0]['variant']}: {len(base)} duplicate deals from {len(runs)} runs, SearchBot "
+          f"{runs[0]['budget'] * 1e3:g} ms per decision")
+    report(base, [x for r in runs for x in r["search_landlord"]], [x for r in runs for x in r["search_farmers"]])
+    return 0
+
+
 def main(argv: List[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--variant", default="classic", choices=["classic", "two_player", "bengbu"])
@@ -72,7 +94,10 @@ def main(argv: List[str]) -> int:
     ap.add_argument("--budget", type=float, default=0.02, help="SearchBot seconds per decision")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", default=None, help="write per-deal outcomes as JSON")
+    ap.add_argument("--merge", nargs="+", default=None, metavar="JSON", help="pool earlier --out files and report")
     a = ap.parse_args(argv)
+    if a.merge:
+        return merge(a.merge)
     rules = getattr(ddz.Rules, a.variant)()
     n = rules.players
     base, as_landlord, as_farmers = [], [], []
@@ -83,13 +108,8 @@ def main(argv: List[str]) -> int:
         as_landlord.append(play(rules, seed, lambda ll: [ll], a.budget, d))
         as_farmers.append(play(rules, seed, lambda ll: [s for s in range(n) if s != ll], a.budget, d))
     secs = time.perf_counter() - t0
-    k = len(base)
-    print(f"{a.variant}: {k} duplicate deals, SearchBot {a.budget * 1e3:g} ms per decision, {secs:.0f} s")
-    print(f"landlord win rate, RuleBot everywhere:      {rate_ci(sum(base), k)}")
-    print(f"SearchBot landlord vs RuleBot farmers:      {rate_ci(sum(as_landlord), k)}")
-    print(f"RuleBot landlord vs SearchBot farmers:      {rate_ci(sum(as_farmers), k)}")
-    print(f"SearchBot gain as landlord (paired):        {mean_ci([x - y for x, y in zip(as_landlord, base)])}")
-    print(f"SearchBot gain as farmers (paired):         {mean_ci([y - x for x, y in zip(as_farmers, base)])}")
+    print(f"{a.variant}: {len(base)} duplicate deals, SearchBot {a.budget * 1e3:g} ms per decision, {secs:.0f} s")
+    report(base, as_landlord, as_farmers)
     if a.out:
         with open(a.out, "w", encoding="utf-8") as f:
             json.dump({"variant": a.variant, "budget": a.budget, "seed": a.seed, "baseline": base,
