@@ -257,3 +257,26 @@ def test_bengbu_screen_shows_bomb_limits_and_no_spring_rows():
 def test_messages_keep_the_input_case():
     code, out = run(["play", "--seed", "3"], "PLAY 3s\n")
     assert "PLAY 3s" in out and "PLAY 3S" not in out
+
+
+def test_solve_prints_result_moves_and_line():
+    """`ddz solve`: the published KK5543 vs 225543 (first to lead wins; tests/data) and a loss."""
+    code, out = run(["solve", "KK5543", "225543", "--all"])
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1] == "result: seat 0 wins"
+    want = {str(m) for m in ddz.solve(["KK5543", "225543"], ddz.Rules.classic(), all_moves=True).moves}
+    assert set(lines[2].split(": ")[1].split(", ")) == want
+    line = lines[3].split()[1:]
+    assert line[0].split(":")[0] == "0" and line[-1].startswith("0:")
+    code, out = run(["solve", "2KKTT77554", "AA8"])
+    assert code == 0 and "result: seat 0 loses against best play" in out
+    code, out = run(["solve", "2", "A4", "5", "--to-move", "1", "--prev", "3", "--sides", "011", "--all"])
+    assert "result: seats 1+2 win" in out and "winning moves: 4, PASS" in out
+
+
+def test_solve_bad_input_exits_2(capsys):
+    assert main(["solve", "3X", "4"]) == 2
+    assert "unknown card character 'X'" in capsys.readouterr().err
+    assert main(["solve", "3", "4", "--sides", "0a"]) == 2
+    assert main(["solve", "3", "4", "--prev", "34"]) == 2

@@ -6,6 +6,8 @@
 #include "common.hpp"
 
 void register_play(py::module_& m);
+void register_solver(py::module_& m);
+void register_sample(py::module_& m);
 
 PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.doc() = "ddz C++ core: cards, rules, classification and legal-move generation";
@@ -431,4 +433,6 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.def("cpu_has_fast_isa", &cpu_has_fast_isa);
 
   register_play(m);
+  register_solver(m);
+  register_sample(m);
 }

@@ -32,6 +32,8 @@ from .cards import card_id, card_name
 from .game import Game, GameResult, kitty_factor
 from .rooms import ROOMS, Room, Settlement, settle
 from .matchmaking import MATCH_TIERS, Matchmaker
+from .solver import Solution, SolveError, SolveTypeError, solve
+from .sample import SampleError, SampleTypeError, sample_deals
 from . import bots
 
 from ._version import __version__
@@ -43,8 +45,9 @@ __all__ = [
     "bots", "card_id", "card_name", "CardError", "Cards", "classify", "count_moves", "cpu_has_fast_isa",
     "deal", "decode", "dispatch_level", "Game", "GameResult", "hand_words", "IllegalAction", "Kind",
     "kitty_factor", "legal_moves", "legal_moves_array", "legal_moves_batch", "MATCH_TIERS", "Matchmaker",
-    "Move", "MoveError", "PASS", "PlayState", "Room", "ROOMS", "Rules", "set_dispatch_level", "settle",
-    "Settlement", "simulate", "SimulationResult", "VARIANTS", "__version__",
+    "Move", "MoveError", "PASS", "PlayState", "Room", "ROOMS", "Rules", "sample_deals", "SampleError",
+    "SampleTypeError", "set_dispatch_level", "settle", "Settlement", "simulate", "SimulationResult",
+    "Solution", "solve", "SolveError", "SolveTypeError", "VARIANTS", "__version__",
 ]
 
 PASS = "PASS"  # the pass action token, accepted by PlayState.apply (as is a PASS Move or Rules.pass_id)

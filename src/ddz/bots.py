@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional
 from ._core import Kind, Move, legal_moves
 from .errors import ArgumentError
 
-__all__ = ["Bot", "RandomBot", "RuleBot", "hand_strength"]
+__all__ = ["Bot", "RandomBot", "RuleBot", "SearchBot", "hand_strength"]
 
 
 class Bot:
@@ -136,3 +136,6 @@ def _bomb_power(m: Move) -> tuple:
     if m.kind in (Kind.ROCKET, Kind.JOKER_BOMB):
         return (99, 0)
     return (len(m), m.key)
+
+
+from ._search_bot import SearchBot  # noqa: E402  (it builds on RuleBot above)

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from . import CardError, Game, MoveError, Rules, legal_moves, simulate
+from . import _cli_solve
 from ._cli_play import VARIANTS, play_markup, print_result, rules_of, run_play, show_cards
 from ._sim import MAX_THREADS, concat
 from .cards import RANKS
@@ -294,6 +295,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("file", help="the record (JSON)")
     rp.add_argument("--step", action="store_true", help="one action per Enter (q quits)")
     rp.set_defaults(func=_cmd_replay)
+
+    _cli_solve.add_parser(sub)
     return p
 
 

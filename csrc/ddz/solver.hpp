@@ -1,0 +1,38 @@
+// Exact open-hand solver (残局): does the side of the seat to move win with best play?
+// Two sides over 2–4 seats (the farmers cooperate; a side wins when any of its seats goes
+// out), any variant's combination rules, bomb limits (RULES.md §2.0.1, §2.0.6, §2.3.6).
+// No Python headers.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "play.hpp"
+
+namespace ddz {
+
+/// Limits of one solve. 0 means "none" for the node and time limits.
+struct SolveLimits {
+  uint64_t nodes = 0;
+  double seconds = 0;
+  size_t table_bytes = size_t(64) << 20;  // the transposition table of the calling thread
+};
+
+struct SolveResult {
+  bool complete = false;  // false: a limit stopped the search; win and moves mean nothing
+  bool win = false;       // the side of the seat to move wins
+  std::vector<Enc> moves;  // winning first actions (kPass for a winning pass)
+  std::vector<uint8_t> pv_seats;
+  std::vector<Enc> pv_moves;  // a principal variation to the end of the hand (may be cut by a limit)
+  uint64_t nodes = 0;
+  double seconds = 0;
+};
+
+/// Solves `s` (its hands, trick top and owner, pass count, seat to move, bomb plays left;
+/// its n seats) for the partition `sides[0..n-1]` (two side ids, 0 and 1). With
+/// `all_moves` every first action is searched and every winning one reported; otherwise
+/// the first winning one found. Uses a transposition table owned by the calling thread
+/// (reused across calls, resized to limits.table_bytes), so calls on different threads
+/// run in parallel.
+SolveResult solve(const Rules& r, const PlayState& s, const uint8_t* sides, bool all_moves, const SolveLimits& limits);
+
+}  // namespace ddz
