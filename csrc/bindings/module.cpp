@@ -115,8 +115,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
              r.variant = variant; r.two_decks = two_decks; r.straight = straight; r.trio_solo = trio_solo;
              r.four_two = four_two; r.trio_chain = trio_chain; r.joker_pairs = joker_pairs; r.share = share;
              r.pairs_distinct = pairs_distinct; r.rocket_kickers = rocket_kickers; r.cap = cap; r.max_cards = max_cards;
-             if (cap < 1 || cap > (two_decks ? 8 : 4)) throw py::value_error("single_kicker_rank_cap out of range");
-             if (trio_chain < 0 || trio_chain > 2) throw py::value_error("trio_chain must be 0, 1 or 2");
+             if (const char* err = r.error()) throw py::value_error(err);
              return p;
            }),
            py::arg("variant"), py::arg("two_decks"), py::arg("straight"), py::arg("trio_solo"), py::arg("four_two"),

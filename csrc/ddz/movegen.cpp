@@ -1,4 +1,4 @@
-// Generation entry points: ISA dispatch, ambiguity de-duplication (§2.0.4), the universe.
+// Generation entry points: ISA dispatch, batches, the action space.
 #include <algorithm>
 #include <cstdlib>
 
@@ -55,37 +55,9 @@ static void raw_generate(const Rules& r, Counts hand, const Interp* top, MoveBuf
   scalar::gen_impl(r, hand, top, out);
 }
 
-static constexpr uint64_t kCardBits = (uint64_t(1) << 56) - 1;
-
-/// Relaxed rules only: keep one entry per multiset, the lead reading with the largest body.
-static void dedupe(MoveBuffer& out, size_t base) {
-  Enc* b = out.data + base;
-  Enc* e = out.data + out.size;
-  std::sort(b, e, [](Enc x, Enc y) {
-    uint64_t cx = x & kCardBits, cy = y & kCardBits;
-    if (cx != cy) return cx < cy;
-    int n = total_cards(enc_cards(x));
-    return body_cards(enc_kind(x), n) > body_cards(enc_kind(y), n);
-  });
-  Enc* w = b;
-  for (Enc* q = b; q != e; ++q)
-    if (w == b || ((w[-1] ^ *q) & kCardBits)) *w++ = *q;
-  out.size = size_t(w - out.data);
-}
-
-void generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out) {
-  size_t base = out.size;
-  raw_generate(r, hand, top, out);
-  if (r.ambiguous()) dedupe(out, base);
-}
+void generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out) { raw_generate(r, hand, top, out); }
 
 uint64_t count(const Rules& r, Counts hand, const Interp* top) {
-  if (r.ambiguous()) {
-    thread_local MoveBuffer scratch;
-    scratch.clear();
-    generate(r, hand, top, scratch);
-    return scratch.size;
-  }
 #ifdef DDZ_HAVE_FAST
   if (dispatch_level() == 1) return fast::count_impl(r, hand, top);
 #endif
@@ -104,7 +76,6 @@ static void batch_loop(const Rules& r, const Counts* hands, const Interp* const*
 
 void generate_batch(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, MoveBuffer& out,
                     int64_t* offsets) {
-  if (r.ambiguous()) return batch_loop(r, hands, tops, n, out, offsets, generate);
 #ifdef DDZ_HAVE_FAST
   if (dispatch_level() == 1) return batch_loop(r, hands, tops, n, out, offsets, fast::gen_impl);
 #endif
@@ -130,8 +101,21 @@ void generate_universe(const Rules& r, MoveBuffer& out) {
   Counts deck = 0;
   for (int rk = 0; rk < 13; ++rk) deck += Counts(r.max_per_rank()) * unit(rk);
   deck += Counts(r.max_joker()) * (unit(kB) + unit(kR));
+  // the leads give each multiset's lead reading; a follow of every non-bomb kind and length
+  // from below every key gives each reading of that kind (the ids cover every reading)
   MoveBuffer all;
   raw_generate(r, deck, nullptr, all);
+  for (int kind = 0; kind < kNumKinds; ++kind) {
+    if (is_bomb_kind(kind)) continue;
+    const int lo = kind == STRAIGHT ? 5 : kind == PAIR_STRAIGHT ? 3 : is_chain_kind(kind) ? 2 : 1;
+    for (int len = lo; len <= (is_chain_kind(kind) ? 12 : 1); ++len) {
+      Interp top;
+      top.kind = kind;
+      top.key = -1;
+      top.length = len;
+      raw_generate(r, deck, &top, all);
+    }
+  }
   std::sort(all.data, all.data + all.size);
   all.size = size_t(std::unique(all.data, all.data + all.size) - all.data);
   struct Item { int kind, n, key; Enc e; };
