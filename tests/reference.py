@@ -81,6 +81,30 @@ PRESETS = {
 }
 
 
+def option_values(variant: str) -> Dict[str, tuple]:
+    """Every value RULES.md §7 allows for each combination option of ``variant``
+    (single_kicker_rank_cap 1-4, 1-8 with two decks; the BENGBU4 options only there)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}")
+    vals: Dict[str, tuple] = {
+        "kicker_may_share_main_rank": (False, True),
+        "kicker_pairs_distinct": (True, False),
+        "rocket_as_kickers": (False, True),
+        "single_kicker_rank_cap": tuple(range(1, 9 if variant == "bengbu" else 5)),
+    }
+    if variant == "bengbu":
+        vals.update(bengbu_four_with_two=(False, True), bengbu_trio_chain_order=("line", "cycle"),
+                    bengbu_joker_pairs=(True, False))
+    else:
+        vals["four_with_two"] = (True, False)
+    return vals
+
+
+def random_options(variant: str, rng) -> dict:
+    """A random value for every combination option of ``variant`` (``rng``: random.Random)."""
+    return {k: rng.choice(v) for k, v in option_values(variant).items()}
+
+
 class Interp(NamedTuple):
     """One reading of a multiset."""
     kind: str       # pattern ID of §2.0.2
