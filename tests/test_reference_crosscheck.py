@@ -38,6 +38,7 @@ CONFIGS = {
     "bengbu": ("bengbu", {}, "bengbu", {}, 400, 400),
     "classic_douzero": ("classic_douzero", {}, "classic", ref.PRESETS["classic_douzero"][1], 400, 400),
     "classic_openspiel": ("classic_openspiel", {}, "classic", ref.PRESETS["classic_openspiel"][1], 400, 400),
+    "classic_rlcard": ("classic_rlcard", {}, "classic", ref.PRESETS["classic_rlcard"][1], 300, 300),
     # non-default options (RULES.md §7)
     "bengbu_cycle": ("bengbu", {"bengbu_trio_chain_order": "cycle"}, "bengbu",
                      {"bengbu_trio_chain_order": "cycle"}, 200, 150),

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -82,6 +83,7 @@ struct RulesObj {
   Rules r;
   std::vector<Enc> universe;
   std::unordered_map<Enc, int> ids;
+  std::vector<Enc> order;  // a peer's id order (a permutation of the action space), or empty
   bool built = false;
   int decks() const { return r.two_decks ? 2 : 1; }
   /// The id of PASS: one past the last play.
@@ -100,6 +102,13 @@ struct RulesObj {
     MoveBuffer buf;
     generate_universe(r, buf);
     universe.assign(buf.data, buf.data + buf.size);
+    if (!order.empty()) {
+      std::vector<Enc> a = universe, b = order;
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      if (a != b) throw std::logic_error("the action order set for these rules is not a permutation of their action space");
+      universe = order;
+    }
     ids.reserve(universe.size() * 2);
     for (size_t i = 0; i < universe.size(); ++i) ids.emplace(universe[i], int(i));
     built = true;

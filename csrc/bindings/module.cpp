@@ -109,18 +109,20 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   // ---- Rules (the Python facade subclasses this) ----
   py::class_<RulesObj, RulesPtr>(m, "RulesCore", py::dynamic_attr(), "Combination rules as data (C++ side).")
       .def(py::init([](int variant, bool two_decks, bool straight, bool trio_solo, bool four_two, int trio_chain,
-                       bool joker_pairs, bool share, bool pairs_distinct, bool rocket_kickers, int cap, int max_cards) {
+                       bool joker_pairs, bool share, bool pairs_distinct, bool rocket_kickers, int cap, int max_cards,
+                       bool trio_beside) {
              auto p = std::make_shared<RulesObj>();
              Rules& r = p->r;
              r.variant = variant; r.two_decks = two_decks; r.straight = straight; r.trio_solo = trio_solo;
              r.four_two = four_two; r.trio_chain = trio_chain; r.joker_pairs = joker_pairs; r.share = share;
              r.pairs_distinct = pairs_distinct; r.rocket_kickers = rocket_kickers; r.cap = cap; r.max_cards = max_cards;
+             r.trio_beside = trio_beside;
              if (const char* err = r.error()) throw py::value_error(err);
              return p;
            }),
            py::arg("variant"), py::arg("two_decks"), py::arg("straight"), py::arg("trio_solo"), py::arg("four_two"),
            py::arg("trio_chain"), py::arg("joker_pairs"), py::arg("share"), py::arg("pairs_distinct"),
-           py::arg("rocket_kickers"), py::arg("cap"), py::arg("max_cards"))
+           py::arg("rocket_kickers"), py::arg("cap"), py::arg("max_cards"), py::arg("trio_beside") = true)
       .def_property_readonly("decks", &RulesObj::decks)
       .def_property_readonly("ambiguous", [](const RulesObj& R) { return R.r.ambiguous(); },
                              "True when relaxed options let one multiset have several readings (§2.0.4)")
@@ -145,7 +147,20 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
                               " (" + std::to_string(rp->universe.size()) + " is PASS)");
             return make_move(rp, rp->universe[size_t(id)]);
           }, py::arg("id"), "The Move of an action id (pass_id gives PASS).")
-      .def_property_readonly("pass_id", &RulesObj::pass_id, "the action id of PASS: len(action_space())");
+      .def_property_readonly("pass_id", &RulesObj::pass_id, "the action id of PASS: len(action_space())")
+      .def("_set_action_order", [](RulesObj& R, py::object order) {
+            R.order.clear();
+            if (!order.is_none()) {
+              auto a = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(order);
+              if (!a || a.ndim() != 1) throw py::value_error("the action order must be a 1-D array of encoded moves");
+              R.order.assign(a.data(), a.data() + a.size());
+            }
+            R.built = false;
+            R.universe.clear();
+            R.ids.clear();
+          }, py::arg("order"),
+          "Number the plays in this order (a permutation of the rule-ordered action space, checked when first "
+          "used), or in the rule order with None: a peer's own action ids.");
 
   // ---- Move ----
   py::class_<MoveObj>(m, "Move", "One play: cards plus its reading (kind, key, chain length).")

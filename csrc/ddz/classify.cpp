@@ -72,6 +72,14 @@ bool kickers_ok(const Rules& r, Counts kick, uint32_t body_ranks, int npieces, b
   return total_cards(kick) == npieces;
 }
 
+/// kicker_trio_beside_chain = false (RLCard): no rank next to a plane's chain on 3..A
+/// holds three or more of its single wings (a 2 is never next to the chain).
+bool wings_beside_ok(const Rules& r, Counts kick, uint32_t chain) {
+  if (r.trio_beside) return true;
+  const uint32_t next = ((chain << 1) | (chain >> 1)) & ~chain & kChainRanks;
+  return !(ranks_at_least(kick, 3) & next);
+}
+
 uint32_t ranks_with_exactly(Counts c, int k) {
   return ranks_at_least(c, k) & ~(k < 8 ? ranks_at_least(c, k + 1) : 0u);
 }
@@ -168,7 +176,7 @@ Interp classify_as(const Rules& r, Counts c, int kind) {
         int key = trio_chain_key(r, body);
         if (key >= 0) {
           Counts kick = c - 3 * spread_mask(body);
-          if (kickers_ok(r, kick, body, k, pairs)) set(key, k);
+          if (kickers_ok(r, kick, body, k, pairs) && (pairs || wings_beside_ok(r, kick, body))) set(key, k);
         }
         int i = k - 1;
         while (i >= 0 && idx[i] == nb - k + i) --i;
@@ -230,7 +238,7 @@ static Interp plane_solo_reading(const Rules& r, Counts c, int n) {
     const uint32_t chain = ((1u << k) - 1) << lo;
     if ((trios & chain) != chain) continue;
     const Counts kick = c - 3 * spread_mask(chain);
-    if (kickers_ok(r, kick, chain, k, false)) {
+    if (kickers_ok(r, kick, chain, k, false) && wings_beside_ok(r, kick, chain)) {
       it.key = lo + k - 1;
       return it;
     }

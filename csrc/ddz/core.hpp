@@ -83,6 +83,7 @@ struct Rules {
   bool share = false;         // kicker_may_share_main_rank
   bool pairs_distinct = true; // kicker_pairs_distinct
   bool rocket_kickers = false;
+  bool trio_beside = true;    // kicker_trio_beside_chain: a wing rank next to a plane's chain may hold 3+ wings
   int cap = 1;                // single_kicker_rank_cap
   int max_cards = 20;         // the largest hand of the variant (bounds the action space)
 

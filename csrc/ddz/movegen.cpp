@@ -127,11 +127,17 @@ void generate_universe(const Rules& r, MoveBuffer& out) {
     Interp it = classify_as(r, c, enc_kind(all.data[i]));
     items.push_back({it.kind, n, it.key, all.data[i]});
   }
+  // kind, card count, key, then the kickers as an ascending list of ranks compared
+  // lexicographically (the body is the same): the first rank, upwards, where two plays
+  // differ comes first in the one holding more of it. This is RLCard's order.
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     if (a.kind != b.kind) return a.kind < b.kind;
     if (a.n != b.n) return a.n < b.n;
     if (a.key != b.key) return a.key < b.key;
-    return a.e < b.e;
+    const Counts ca = enc_cards(a.e), cb = enc_cards(b.e);
+    for (int rk = 0; rk < kRanks; ++rk)
+      if (count_of(ca, rk) != count_of(cb, rk)) return count_of(ca, rk) > count_of(cb, rk);
+    return false;
   });
   out.reserve(out.size + items.size());
   for (const Item& it : items) out.data[out.size++] = it.e;
