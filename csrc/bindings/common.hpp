@@ -4,13 +4,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 
+#include "../ddz/actions.hpp"
 #include "../ddz/core.hpp"
 
 namespace py = pybind11;
@@ -81,36 +80,24 @@ struct CardsObj {
 
 struct RulesObj {
   Rules r;
-  std::vector<Enc> universe;
-  std::unordered_map<Enc, int> ids;
+  ActionIndex index;       // built on first use
   std::vector<Enc> order;  // a peer's id order (a permutation of the action space), or empty
   bool built = false;
   int decks() const { return r.two_decks ? 2 : 1; }
-  /// The id of PASS: one past the last play.
-  int pass_id() {
+  const std::vector<Enc>& plays() {
     build();
-    return int(universe.size());
+    return index.plays();
   }
+  /// The id of PASS: one past the last play.
+  int pass_id() { return int(plays().size()); }
   int id_of(Enc e) {
     build();
-    if (enc_kind(e) == PASS) return int(universe.size());
-    auto f = ids.find(e);
-    return f == ids.end() ? -1 : f->second;
+    return index.id_of(e);
   }
   void build() {
     if (built) return;
-    MoveBuffer buf;
-    generate_universe(r, buf);
-    universe.assign(buf.data, buf.data + buf.size);
-    if (!order.empty()) {
-      std::vector<Enc> a = universe, b = order;
-      std::sort(a.begin(), a.end());
-      std::sort(b.begin(), b.end());
-      if (a != b) throw std::logic_error("the action order set for these rules is not a permutation of their action space");
-      universe = order;
-    }
-    ids.reserve(universe.size() * 2);
-    for (size_t i = 0; i < universe.size(); ++i) ids.emplace(universe[i], int(i));
+    if (!index.build(r, order.empty() ? nullptr : order.data(), order.size()))
+      throw std::logic_error("the action order set for these rules is not a permutation of their action space");
     built = true;
   }
 };

@@ -127,25 +127,25 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       .def_property_readonly("ambiguous", [](const RulesObj& R) { return R.r.ambiguous(); },
                              "True when relaxed options let one multiset have several readings (§2.0.4)")
       .def("action_space", [](RulesPtr rp) {
-            rp->build();
-            py::list out(rp->universe.size());
-            for (size_t i = 0; i < rp->universe.size(); ++i) out[i] = py::cast(make_move(rp, rp->universe[i]));
+            const std::vector<Enc>& u = rp->plays();
+            py::list out(u.size());
+            for (size_t i = 0; i < u.size(); ++i) out[i] = py::cast(make_move(rp, u[i]));
             return out;
           }, "Every distinct play (cards and kind) of the variant, in id order (pass excluded).")
-      .def_property_readonly("action_space_size", [](RulesPtr rp) { rp->build(); return rp->universe.size(); })
+      .def_property_readonly("action_space_size", [](RulesPtr rp) { return rp->plays().size(); })
       .def("action_space_array", [](RulesPtr rp) {
-            rp->build();
-            py::array_t<uint64_t> a(py::ssize_t(rp->universe.size()));
-            if (!rp->universe.empty()) std::memcpy(a.mutable_data(), rp->universe.data(), rp->universe.size() * 8);
+            const std::vector<Enc>& u = rp->plays();
+            py::array_t<uint64_t> a(py::ssize_t(u.size()));
+            if (!u.empty()) std::memcpy(a.mutable_data(), u.data(), u.size() * 8);
             return a;
           }, "The action space as encoded moves; index = id.")
       .def("move_from_id", [](RulesPtr rp, py::ssize_t id) {
-            rp->build();
-            if (size_t(id) == rp->universe.size()) return make_move(rp, kPassEnc);
-            if (id < 0 || size_t(id) > rp->universe.size())
-              throw MoveError("action id " + std::to_string(id) + " out of range 0.." + std::to_string(rp->universe.size()) +
-                              " (" + std::to_string(rp->universe.size()) + " is PASS)");
-            return make_move(rp, rp->universe[size_t(id)]);
+            const std::vector<Enc>& u = rp->plays();
+            if (size_t(id) == u.size()) return make_move(rp, kPassEnc);
+            if (id < 0 || size_t(id) > u.size())
+              throw MoveError("action id " + std::to_string(id) + " out of range 0.." + std::to_string(u.size()) +
+                              " (" + std::to_string(u.size()) + " is PASS)");
+            return make_move(rp, u[size_t(id)]);
           }, py::arg("id"), "The Move of an action id (pass_id gives PASS).")
       .def_property_readonly("pass_id", &RulesObj::pass_id, "the action id of PASS: len(action_space())")
       .def("_set_action_order", [](RulesObj& R, py::object order) {
@@ -156,8 +156,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
               R.order.assign(a.data(), a.data() + a.size());
             }
             R.built = false;
-            R.universe.clear();
-            R.ids.clear();
+            R.index = ActionIndex();
           }, py::arg("order"),
           "Number the plays in this order (a permutation of the rule-ordered action space, checked when first "
           "used), or in the rule order with None: a peer's own action ids.");
