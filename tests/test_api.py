@@ -287,3 +287,28 @@ def test_batch_rejects_words_beyond_the_deck(rules, word, ok):
     else:
         with pytest.raises(ddz.CardError, match="hands\\[0\\]"):
             ddz.legal_moves_batch(arr, rules)
+
+
+def test_move_objects_survive_reuse_of_their_memory():
+    """Move is a lean CPython type with a free list: dead Moves' memory is reused, live
+    ones keep their values, and Moves work as dict keys and across threads."""
+    import gc
+    import threading
+
+    r = ddz.Rules.classic_openspiel()
+    hand = "33344455566677789TJQKA2BR"[:20]
+    keep = ddz.legal_moves(hand, r)
+    want = [(str(m), m.kind, m.key, m.chain_length, m.id, m.encoded) for m in keep]
+    for _ in range(50):  # churn: build and drop many moves
+        ddz.legal_moves("3456789TJQKA2BR3456", r)
+    gc.collect()
+    assert [(str(m), m.kind, m.key, m.chain_length, m.id, m.encoded) for m in keep] == want
+    d = {m: i for i, m in enumerate(keep)}
+    assert all(d[m] == i for i, m in enumerate(ddz.legal_moves(hand, r)))
+    out = []
+    t = threading.Thread(target=lambda: out.append(ddz.legal_moves(hand, r)))
+    t.start()
+    t.join()
+    assert out[0] == keep and type(out[0][0]) is ddz.Move
+    with pytest.raises(TypeError):
+        ddz.Move()

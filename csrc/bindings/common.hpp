@@ -122,6 +122,27 @@ inline MoveObj make_move(const RulesPtr& rp, Enc e) {
 }
 inline bool is_pass(const MoveObj& m) { return m.it.kind == PASS; }
 
+// ddz._core.Move is a small CPython type (move.cpp), not a pybind11 class: building one is
+// an allocation from a free list and a copy, which legal_moves does once per move.
+PyObject* new_move(const MoveObj& m);  // a new reference; throws on allocation failure
+bool is_move(py::handle h);
+const MoveObj& move_of(py::handle h);  // h must be a Move
+
+namespace pybind11 {
+namespace detail {
+template <>
+struct type_caster<MoveObj> {
+  PYBIND11_TYPE_CASTER(MoveObj, const_name("Move"));
+  bool load(handle src, bool) {
+    if (!is_move(src)) return false;
+    value = move_of(src);
+    return true;
+  }
+  static handle cast(const MoveObj& m, return_value_policy, handle) { return handle(new_move(m)); }
+};
+}  // namespace detail
+}  // namespace pybind11
+
 inline std::string kind_name(int k) {
   static const char* names[] = {"SOLO", "PAIR", "TRIO", "TRIO_SOLO", "TRIO_PAIR", "STRAIGHT", "PAIR_STRAIGHT",
                                 "TRIO_STRAIGHT", "PLANE_SOLO", "PLANE_PAIR", "FOUR_TWO_SOLO", "FOUR_TWO_PAIR",
@@ -147,8 +168,8 @@ inline Counts hand_arg(py::handle h, const RulesObj& R, const char* what) {
 /// A prev argument: None (lead), a str, or a Move; returns false for a lead.
 inline bool prev_arg(py::handle h, const RulesPtr& rp, Interp& out) {
   if (h.is_none()) return false;
-  if (py::isinstance<MoveObj>(h)) {
-    const MoveObj& m = h.cast<const MoveObj&>();
+  if (is_move(h)) {
+    const MoveObj& m = move_of(h);
     if (is_pass(m)) throw MoveError("prev is PASS: pass prev=None to lead");
     if (m.rules.get() == rp.get()) {
       out = m.it;

@@ -3,6 +3,7 @@
 
 #include "common.hpp"
 
+void register_move(py::module_& m);
 void register_play(py::module_& m);
 
 PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
@@ -161,42 +162,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
           "Number the plays in this order (a permutation of the rule-ordered action space, checked when first "
           "used), or in the rule order with None: a peer's own action ids.");
 
-  // ---- Move ----
-  py::class_<MoveObj>(m, "Move", "One play: cards plus its reading (kind, key, chain length).")
-      .def_property_readonly("kind", [](const MoveObj& mv) { return Kind(mv.it.kind); })
-      .def_property_readonly("key", [](const MoveObj& mv) { return mv.it.key; },
-                             "comparison key: v of the main rank, or the chain key of RULES.md §2.0.3")
-      .def_property_readonly("chain_length", [](const MoveObj& mv) { return mv.it.length; })
-      .def_property_readonly("cards", [](const MoveObj& mv) { return CardsObj{enc_cards(mv.enc), mv.rules->decks()}; })
-      .def_property_readonly("encoded", [](const MoveObj& mv) { return mv.enc; }, "the 8-byte encoding (README)")
-      .def_property_readonly("is_bomb", [](const MoveObj& mv) { return is_bomb_kind(mv.it.kind); })
-      .def_property_readonly("id", [](const MoveObj& mv) {
-            int id = mv.rules->id_of(mv.enc);
-            if (id < 0)
-              throw MoveError("'" + format_counts(enc_cards(mv.enc)) + "' has more cards than any hand of the variant");
-            return id;
-          }, "the stable action id (Rules.action_space order; PASS is Rules.pass_id)")
-      .def_property_readonly("is_pass", [](const MoveObj& mv) { return is_pass(mv); })
-      .def("__len__", [](const MoveObj& mv) { return total_cards(enc_cards(mv.enc)); })
-      .def("beats", [](const MoveObj& mv, py::object other) {
-            Interp t;
-            if (!prev_arg(other, mv.rules, t)) throw MoveError("beats() needs a play, not None");
-            return !is_pass(mv) && beats(mv.rules->r, mv.it, t);
-          }, py::arg("other"), "RULES.md §2.0.5: does this play beat `other` (a Move or a str)?")
-      .def("__str__", [](const MoveObj& mv) { return is_pass(mv) ? std::string("PASS") : format_counts(enc_cards(mv.enc)); })
-      .def("__repr__", [](const MoveObj& mv) {
-            if (is_pass(mv)) return std::string("Move(PASS)");
-            std::string s = "Move('" + format_counts(enc_cards(mv.enc)) + "', " + kind_name(mv.it.kind) +
-                            ", key=" + std::to_string(mv.it.key);
-            if (is_chain_kind(mv.it.kind)) s += ", length=" + std::to_string(mv.it.length);
-            return s + ")";
-          })
-      .def("__eq__", [](const MoveObj& a, py::object b) {
-            if (!py::isinstance<MoveObj>(b)) return false;
-            const MoveObj& o = b.cast<const MoveObj&>();
-            return a.enc == o.enc && a.it.key == o.it.key && a.rules->decks() == o.rules->decks();
-          })
-      .def("__hash__", [](const MoveObj& mv) { return py::hash(py::make_tuple(mv.enc, mv.it.key)); });
+  register_move(m);
 
   // ---- functions ----
   m.def("classify", [](py::object cards, RulesPtr rp) -> py::object {

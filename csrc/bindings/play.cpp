@@ -44,8 +44,8 @@ bool action_arg(PlayStateObj& P, py::handle a, Counts& cards, int& kind) {
     kind = enc_kind(e);
     return true;
   }
-  if (py::isinstance<MoveObj>(a)) {
-    const MoveObj& m = a.cast<const MoveObj&>();
+  if (is_move(a)) {
+    const MoveObj& m = move_of(a);
     if (is_pass(m)) return false;
     cards = enc_cards(m.enc);
     kind = m.it.kind;
