@@ -3,6 +3,7 @@
     python benchmarks/run_all.py                 # all workloads
     python benchmarks/run_all.py --only count.   # names starting with 'count.'
     python benchmarks/run_all.py --scale 0.1     # fewer hands (a quick look)
+    python benchmarks/run_all.py --dispatch 0    # the portable scalar build
 """
 from __future__ import annotations
 
@@ -21,7 +22,11 @@ def main(argv=None) -> None:
     ap.add_argument("--only", default="", help="comma-separated name prefixes")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per workload, best taken (default 3)")
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every workload's hand count")
+    ap.add_argument("--dispatch", type=int, choices=(0, 1), default=None,
+                    help="0: the portable scalar build, 1: the AVX2/BMI2 build (default: the fastest available)")
     args = ap.parse_args(argv)
+    if args.dispatch is not None:
+        ddz.set_dispatch_level(args.dispatch)
     prefixes = [p for p in args.only.split(",") if p]
     chosen = [w for w in W.WORKLOADS if not prefixes or any(w.name.startswith(p) for p in prefixes)]
     # a ratio needs its reference workload in the same run
