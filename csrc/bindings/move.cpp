@@ -2,7 +2,6 @@
 // free list (legal_moves builds one per move); its methods are pybind11 functions set on
 // the type, so arguments and C++ exceptions convert as everywhere else in the module.
 #include <new>
-#include <vector>
 
 #include "common.hpp"
 
@@ -14,15 +13,25 @@ struct MovePy {
 };
 
 PyTypeObject* g_move_type = nullptr;
-thread_local std::vector<MovePy*> tl_free;  // dead Moves kept for reuse (their memory only)
+// Dead Moves kept for reuse (their memory only), linked through their payload: plain
+// thread-locals, so nothing is destroyed at thread or process exit under a late dealloc.
+thread_local MovePy* tl_free = nullptr;
+thread_local size_t tl_nfree = 0;
 constexpr size_t kFreeMax = 4096;
+static_assert(sizeof(MoveObj) >= sizeof(MovePy*), "a dead Move's payload holds the free-list link");
+MovePy*& next_free(MovePy* o) { return *reinterpret_cast<MovePy**>(&o->m); }
 
 void move_dealloc(PyObject* self) {
   MovePy* o = reinterpret_cast<MovePy*>(self);
   PyTypeObject* tp = Py_TYPE(self);
   o->m.~MoveObj();
-  if (tl_free.size() < kFreeMax) tl_free.push_back(o);
-  else PyObject_Free(self);
+  if (tl_nfree < kFreeMax) {
+    next_free(o) = tl_free;
+    tl_free = o;
+    ++tl_nfree;
+  } else {
+    PyObject_Free(self);
+  }
   Py_DECREF(tp);  // instances of a heap type hold a reference to it
 }
 
@@ -44,9 +53,10 @@ PyType_Spec move_spec = {"ddz._core.Move", int(sizeof(MovePy)), 0, Py_TPFLAGS_DE
 
 PyObject* new_move(const MoveObj& m) {
   MovePy* o;
-  if (!tl_free.empty()) {
-    o = tl_free.back();
-    tl_free.pop_back();
+  if (tl_free) {
+    o = tl_free;
+    tl_free = next_free(o);
+    --tl_nfree;
     PyObject_Init(reinterpret_cast<PyObject*>(o), g_move_type);  // takes a reference to the type
   } else {
     o = PyObject_New(MovePy, g_move_type);
