@@ -66,6 +66,9 @@ def default_options(variant: str) -> dict:
         "bengbu_four_with_two": False,                             # A33
         "bengbu_trio_chain_order": "line",                         # A35
         "bengbu_joker_pairs": True,                                # A36
+        # RLCard's rule (PEERS.md): false = no rank next to a plane's chain (on 3..A) holds
+        # three or more of its single wings
+        "kicker_trio_beside_chain": True,
     }
 
 
@@ -78,7 +81,34 @@ PRESETS = {
                                     "kicker_pairs_distinct": True}),
     "classic_openspiel": ("classic", {"four_with_two": False, "single_kicker_rank_cap": 3,
                                       "rocket_as_kickers": False}),
+    "classic_rlcard": ("classic", {"four_with_two": True, "single_kicker_rank_cap": 3, "rocket_as_kickers": False,
+                                   "kicker_pairs_distinct": True, "kicker_trio_beside_chain": False}),
 }
+
+
+def option_values(variant: str) -> Dict[str, tuple]:
+    """Every value RULES.md §7 allows for each combination option of ``variant``
+    (single_kicker_rank_cap 1-4, 1-8 with two decks; the BENGBU4 options only there)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}")
+    vals: Dict[str, tuple] = {
+        "kicker_may_share_main_rank": (False, True),
+        "kicker_pairs_distinct": (True, False),
+        "rocket_as_kickers": (False, True),
+        "single_kicker_rank_cap": tuple(range(1, 9 if variant == "bengbu" else 5)),
+    }
+    if variant == "bengbu":
+        vals.update(bengbu_four_with_two=(False, True), bengbu_trio_chain_order=("line", "cycle"),
+                    bengbu_joker_pairs=(True, False))
+    else:
+        vals["four_with_two"] = (True, False)
+        vals["kicker_trio_beside_chain"] = (True, False)
+    return vals
+
+
+def random_options(variant: str, rng) -> dict:
+    """A random value for every combination option of ``variant`` (``rng``: random.Random)."""
+    return {k: rng.choice(v) for k, v in option_values(variant).items()}
 
 
 class Interp(NamedTuple):
@@ -172,6 +202,7 @@ class RefRules:
         self.pairs_distinct = bool(opts["kicker_pairs_distinct"])
         self.rocket_kick = bool(opts["rocket_as_kickers"])
         self.cap = int(opts["single_kicker_rank_cap"])
+        self.trio_beside = bool(opts["kicker_trio_beside_chain"])
         self.four_two = bool(opts["bengbu_four_with_two"] if self.bengbu else opts["four_with_two"])
         self.joker_pairs = self.bengbu and bool(opts["bengbu_joker_pairs"])
         if self.bengbu:
@@ -315,7 +346,9 @@ def _interpretations(c: Counts, rules: RefRules) -> Tuple[Interp, ...]:
             if n == 3 * k:
                 out.append(Interp("TRIO_STRAIGHT", key, k, n, n))
             elif n == 4 * k:
-                if not bengbu and _kickers_ok(rest, k, False, chain, rules):
+                beside = [r for r in (chain[0] - 1, chain[-1] + 1) if 0 <= r <= ACE]
+                if (not bengbu and _kickers_ok(rest, k, False, chain, rules)
+                        and (rules.trio_beside or all(rest[r] < 3 for r in beside))):
                     out.append(Interp("PLANE_SOLO", key, k, 3 * k, n))
             elif n == 5 * k:
                 if _kickers_ok(rest, k, True, chain, rules):

@@ -321,3 +321,28 @@ def test_import_loads_no_peer_adapter():
             "'pyspiel', 'douzero', 'torch')]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_move_objects_survive_reuse_of_their_memory():
+    """Move is a lean CPython type with a free list: dead Moves' memory is reused, live
+    ones keep their values, and Moves work as dict keys and across threads."""
+    import gc
+    import threading
+
+    r = ddz.Rules.classic_openspiel()
+    hand = "33344455566677789TJQKA2BR"[:20]
+    keep = ddz.legal_moves(hand, r)
+    want = [(str(m), m.kind, m.key, m.chain_length, m.id, m.encoded) for m in keep]
+    for _ in range(50):  # churn: build and drop many moves
+        ddz.legal_moves("3456789TJQKA2BR3456", r)
+    gc.collect()
+    assert [(str(m), m.kind, m.key, m.chain_length, m.id, m.encoded) for m in keep] == want
+    d = {m: i for i, m in enumerate(keep)}
+    assert all(d[m] == i for i, m in enumerate(ddz.legal_moves(hand, r)))
+    out = []
+    t = threading.Thread(target=lambda: out.append(ddz.legal_moves(hand, r)))
+    t.start()
+    t.join()
+    assert out[0] == keep and type(out[0][0]) is ddz.Move
+    with pytest.raises(TypeError):
+        ddz.Move()

@@ -38,6 +38,7 @@ CONFIGS = {
     "bengbu": ("bengbu", {}, "bengbu", {}, 400, 400),
     "classic_douzero": ("classic_douzero", {}, "classic", ref.PRESETS["classic_douzero"][1], 400, 400),
     "classic_openspiel": ("classic_openspiel", {}, "classic", ref.PRESETS["classic_openspiel"][1], 400, 400),
+    "classic_rlcard": ("classic_rlcard", {}, "classic", ref.PRESETS["classic_rlcard"][1], 300, 300),
     # non-default options (RULES.md §7)
     "bengbu_cycle": ("bengbu", {"bengbu_trio_chain_order": "cycle"}, "bengbu",
                      {"bengbu_trio_chain_order": "cycle"}, 200, 150),
@@ -398,3 +399,220 @@ def test_pairs_not_distinct_reading():
     assert ddz.classify("3334445555", r).kind.name == "PLANE_PAIR"
     m = ddz.classify("33334444", r)
     assert (m.kind.name, m.key) == ("FOUR_TWO_PAIR", 1)
+
+
+# --------------------------------------------------------------------------------------
+# Every value of every combination option of RULES.md §7 (one changed at a time from the
+# variant's defaults) and seeded random combinations of all of them: leads and follows,
+# small hands against the plain enumeration of every sub-multiset, deal-size hands
+# against the pruned one, under both ISA builds (the generator emits each multiset once
+# by construction, so duplicates and count/generation mismatches are asserted directly).
+
+def _one_option_changes():
+    out = []
+    for variant in ref.VARIANTS:
+        defaults = ref.default_options(variant)
+        for name, values in ref.option_values(variant).items():
+            out += [(variant, {name: v}) for v in values if v != defaults[name]]
+    return out
+
+
+OPTION_CHANGES = _one_option_changes()
+
+
+def _random_combos(per_variant=8):
+    """Seeded random option sets, each changing at least two options from the defaults."""
+    out = []
+    for j, variant in enumerate(ref.VARIANTS):
+        rng = random.Random(9000 + j)
+        while sum(v == variant for v, _ in out) < per_variant:
+            o = ref.random_options(variant, rng)
+            if sum(o[k] != ref.default_options(variant)[k] for k in o) >= 2:
+                out.append((variant, o))
+    return out
+
+
+RANDOM_COMBOS = _random_combos()
+LEVELS = (0, 1) if ddz.cpu_has_fast_isa() else (0,)
+
+
+def test_option_sweep_covers_rules_7():
+    """Every non-default value of every combination option appears in the sweep, and the
+    random combinations change several options at once."""
+    for variant in ref.VARIANTS:
+        for name, values in ref.option_values(variant).items():
+            seen = {o[name] for v, o in OPTION_CHANGES if v == variant and name in o}
+            assert seen == set(values) - {ref.default_options(variant)[name]}, (variant, name)
+    assert ref.option_values("bengbu")["single_kicker_rank_cap"] == tuple(range(1, 9))
+    assert all(sum(o[k] != ref.default_options(v)[k] for k in o) >= 2 for v, o in RANDOM_COMBOS)
+
+
+def _pool(variant, rr, seed, n=24):
+    """{(kind, n): [card strings]}: leads of random other hands (prev candidates)."""
+    rng = random.Random(seed)
+    pool = {}
+    for i in range(n):
+        h = random_hand(rng, rr.decks, FULL[variant][-1], dense=i % 3 == 2)
+        for sub, its in ref.valid_plays(h, rr, "pruned").items():
+            lead = max(its, key=lambda i: (i.body, i.key))
+            pool.setdefault((lead.kind, lead.n), set()).add(ref.to_str(sub))
+    return {k: sorted(v) for k, v in pool.items()}
+
+
+def _ddz_answers(r, cases):
+    """Per level: [(encoded moves, {(cards, kind, key)}, count_moves)] for each (hand, prev)
+    case, and the batch counts of the leads."""
+    saved, out = ddz.dispatch_level(), {}
+    try:
+        for level in LEVELS:
+            ddz.set_dispatch_level(level)
+            assert ddz.dispatch_level() == level
+            got = []
+            for h, prev in cases:
+                moves = ddz.legal_moves(h, r, prev=prev)
+                arr = ddz.legal_moves_array(h, r, prev=prev)
+                got.append((list(arr), [m.encoded for m in moves], ddz_set(moves), ddz.count_moves(h, r, prev=prev)))
+            leads = [h for h, p in cases if p is None]
+            _, counts = ddz.legal_moves_batch(leads, r, count_only=True)
+            off, _ = ddz.legal_moves_batch(leads, r)
+            out[level] = (got, list(counts), [int(b - a) for a, b in zip(off[:-1], off[1:])])
+    finally:
+        ddz.set_dispatch_level(saved)
+    return out
+
+
+def _sweep(variant, opts, seed, n_small, n_full):
+    r, rr = getattr(ddz.Rules, variant)(**opts), ref.RefRules(variant, opts)
+    pool = _pool(variant, rr, seed + 1)
+    rng = random.Random(seed + 2)
+    hands = [(random_hand(rng, rr.decks, 1 + i % 12, dense=i % 2 == 1), "plain") for i in range(n_small)]
+    sizes = FULL[variant]
+    hands += [(random_hand(rng, rr.decks, sizes[i % 2], dense=i % 4 == 3), "pruned") for i in range(n_full)]
+    cases, want = [], []
+    for i, (hand, method) in enumerate(hands):
+        plays = ref.valid_plays(hand, rr, method)
+        h = ddz_hand(hand, i, rr.decks)
+        cases.append((h, None))
+        want.append((hand, None, ref.lead_set(plays)))
+        for prev in pick_prevs(rng, pool, plays)[:4]:
+            cases.append((h, prev))
+            want.append((hand, prev, ref.follow_set(plays, ref.lead_reading(prev, rr), rr)))
+    by_level = _ddz_answers(r, cases)
+    failures, n_nonempty, kinds = [], 0, set()
+    for level, (got, batch_counts, batch_sizes) in by_level.items():
+        tag = f"[{variant} {opts} level {level}]"
+        for (hand, prev, w), (arr, encs, g, cnt) in zip(want, got):
+            kinds |= {k for _, k, _ in g}
+            n_nonempty += bool(w)
+            if g != w:
+                failures.append(f"{tag} hand={ref.to_str(hand)} prev={prev!r}: missing {sorted(w - g)[:6]}, "
+                                f"extra {sorted(g - w)[:6]}")
+            if len(set(encs)) != len(encs) or len({e & ((1 << 56) - 1) for e in encs}) != len(encs):
+                failures.append(f"{tag} hand={ref.to_str(hand)} prev={prev!r}: duplicate moves")
+            if not (cnt == len(encs) == len(arr)) or sorted(arr) != sorted(encs):
+                failures.append(f"{tag} hand={ref.to_str(hand)} prev={prev!r}: count_moves {cnt}, "
+                                f"legal_moves {len(encs)}, legal_moves_array {len(arr)}")
+        lead_sizes = [len(encs) for (_, prev, _), (_, encs, _, _) in zip(want, got) if prev is None]
+        if batch_counts != lead_sizes or batch_sizes != lead_sizes:
+            failures.append(f"{tag} legal_moves_batch counts / sizes differ from legal_moves")
+    if len(LEVELS) == 2 and by_level[0][0] != by_level[1][0]:
+        failures.append(f"[{variant} {opts}] the scalar and AVX2 builds differ")
+    assert not failures, f"{len(failures)} mismatches, first ones:\n" + "\n".join(failures[:MAX_REPORT])
+    assert n_nonempty >= len(want) * len(LEVELS) // 3
+    return kinds
+
+
+@pytest.mark.parametrize("variant,opts", OPTION_CHANGES,
+                         ids=[f"{v}-{k}={x}" for v, o in OPTION_CHANGES for k, x in o.items()])
+def test_crosscheck_every_option_value(variant, opts):
+    kinds = _sweep(variant, opts, sum(map(ord, repr(sorted(opts.items())))) + len(variant), 70, 24)
+    assert {"PAIR_STRAIGHT", "TRIO_STRAIGHT", "PLANE_PAIR", "TRIO_PAIR"} <= kinds
+
+
+@pytest.mark.parametrize("variant,opts", RANDOM_COMBOS,
+                         ids=[f"{v}-random{i % 8}" for i, (v, _) in enumerate(RANDOM_COMBOS)])
+def test_crosscheck_random_option_combinations(variant, opts):
+    kinds = _sweep(variant, opts, 777 + RANDOM_COMBOS.index((variant, opts)), 70, 24)
+    assert {"PAIR_STRAIGHT", "TRIO_STRAIGHT", "PLANE_PAIR", "TRIO_PAIR"} <= kinds
+
+
+# Hands where one multiset has readings of several kinds or keys (§2.0.4): a wing trio or
+# quad beside a plane's chain, four trio ranks in a row, 4q + 4p, and a four-trio plane
+# with pairs whose repeated pair rank extends the chain (a five-trio plane with single
+# wings when kickers may share the main rank, pairs may repeat and the cap is >= 2).
+CROSS_READING_HANDS = ["33344455566677778899", "3333444456", "333444555666", "3334445556667777",
+                       "44455566677789", "33344455577789TT", "KKKAAAA2223", "3334445555666"]
+CROSS_READING_RULES = [("two_player", dict(kicker_may_share_main_rank=True, kicker_pairs_distinct=False)),
+                       ("classic", dict(kicker_may_share_main_rank=True, kicker_pairs_distinct=False,
+                                        single_kicker_rank_cap=2))] + \
+    [(v, o) for v, o in OPTION_CHANGES + RANDOM_COMBOS if v != "bengbu"]
+
+
+def test_crosscheck_cross_kind_readings():
+    failures = []
+    for variant, opts in CROSS_READING_RULES:
+        r, rr = getattr(ddz.Rules, variant)(**opts), ref.RefRules(variant, opts)
+        cases, want = [], []
+        for hs in CROSS_READING_HANDS:
+            plays = ref.valid_plays(ref.parse(hs), rr, "pruned")
+            cases.append((hs, None))
+            want.append(ref.lead_set(plays))
+            shapes = {}
+            for sub, its in plays.items():
+                lead = max(its, key=lambda i: (i.body, i.key))
+                shapes.setdefault((lead.kind, lead.n), ref.to_str(sub))
+            for prev in sorted(shapes.values()):
+                cases.append((hs, prev))
+                want.append(ref.follow_set(plays, ref.lead_reading(prev, rr), rr))
+        for level, (got, _, _) in _ddz_answers(r, cases).items():
+            for (hs, prev), w, (_, encs, g, cnt) in zip(cases, want, got):
+                if g != w or cnt != len(encs) or len(set(encs)) != len(encs):
+                    failures.append(f"[{variant} {opts} level {level}] hand={hs} prev={prev!r}: missing "
+                                    f"{sorted(w - g)[:4]}, extra {sorted(g - w)[:4]}, count {cnt}/{len(encs)}")
+    assert not failures, f"{len(failures)} mismatches, first ones:\n" + "\n".join(failures[:MAX_REPORT])
+    # the five-trio reading really is what the lead of the first hand shows
+    r = ddz.Rules.two_player(kicker_may_share_main_rank=True, kicker_pairs_distinct=False)
+    m = ddz.classify("33344455566677778899", r)
+    assert (m.kind.name, m.key, m.chain_length) == ("PLANE_SOLO", 4, 5)
+    assert [x.kind.name for x in ddz.legal_moves("33344455566677778899", r) if len(x) == 20] == ["PLANE_SOLO"]
+
+
+@pytest.mark.parametrize("variant", ref.VARIANTS)
+def test_counts_equal_generation_many_hands(variant):
+    """Without the reference, on many more hands (every size up to the largest hand) and
+    option sets: count_only == the generated sizes, no multiset twice, every move read
+    back by classify_as (decode) with its kind, the two ISA builds identical; leads and
+    follows (prev = a random move of another hand)."""
+    import numpy as np
+
+    rng = random.Random(4242 + len(variant))
+    combos = [ref.default_options(variant)] + [ref.random_options(variant, rng) for _ in range(11)]
+    decks = 2 if variant == "bengbu" else 1
+    saved = ddz.dispatch_level()
+    try:
+        for opts in combos:
+            r = getattr(ddz.Rules, variant)(**{k: v for k, v in opts.items() if k in ref.option_values(variant)})
+            hands = [ref.to_str(random_hand(rng, decks, rng.randint(1, FULL[variant][-1]), dense=i % 3 == 0))
+                     for i in range(300)]
+            words = ddz.hand_words(hands, r)
+            results, prevs = [], None
+            for level in LEVELS:
+                ddz.set_dispatch_level(level)
+                off, moves = ddz.legal_moves_batch(words, r)
+                if prevs is None:
+                    prevs = np.array([moves[rng.randrange(len(moves))] for _ in hands], dtype=np.uint64)
+                foff, fmoves = ddz.legal_moves_batch(words, r, prevs)
+                _, counts = ddz.legal_moves_batch(words, r, None, True)
+                _, fcounts = ddz.legal_moves_batch(words, r, prevs, True)
+                assert list(counts) == list(np.diff(off)), (variant, opts)
+                assert list(fcounts) == list(np.diff(foff)), (variant, opts)
+                for o, mv in ((off, moves), (foff, fmoves)):
+                    for i in range(len(hands)):
+                        seg = mv[o[i]:o[i + 1]] & np.uint64((1 << 56) - 1)
+                        assert len(np.unique(seg)) == len(seg), (variant, opts, hands[i])
+                results.append((list(moves), list(fmoves)))
+            for e in results[0][0][::7] + results[0][1][::7]:
+                assert ddz.decode(int(e), r).kind == (int(e) >> 56)
+            assert all(x == results[0] for x in results), (variant, opts)
+    finally:
+        ddz.set_dispatch_level(saved)

@@ -8,8 +8,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 
+#include "../ddz/actions.hpp"
 #include "../ddz/core.hpp"
 #include "../ddz/play.hpp"
 
@@ -161,28 +161,25 @@ struct CardsObj {
 
 struct RulesObj {
   Rules r;
-  std::vector<Enc> universe;
-  std::unordered_map<Enc, int> ids;
+  ActionIndex index;       // built on first use
+  std::vector<Enc> order;  // a peer's id order (a permutation of the action space), or empty
+  std::string spec;        // how the Python Rules rebuilds itself (JSON), for pickling its Moves
   bool built = false;
   int decks() const { return r.two_decks ? 2 : 1; }
-  /// The id of PASS: one past the last play.
-  int pass_id() {
+  const std::vector<Enc>& plays() {
     build();
-    return int(universe.size());
+    return index.plays();
   }
+  /// The id of PASS: one past the last play.
+  int pass_id() { return int(plays().size()); }
   int id_of(Enc e) {
     build();
-    if (enc_kind(e) == PASS) return int(universe.size());
-    auto f = ids.find(e);
-    return f == ids.end() ? -1 : f->second;
+    return index.id_of(e);
   }
   void build() {
     if (built) return;
-    MoveBuffer buf;
-    generate_universe(r, buf);
-    universe.assign(buf.data, buf.data + buf.size);
-    ids.reserve(universe.size() * 2);
-    for (size_t i = 0; i < universe.size(); ++i) ids.emplace(universe[i], int(i));
+    if (!index.build(r, order.empty() ? nullptr : order.data(), order.size()))
+      throw std::logic_error("the action order set for these rules is not a permutation of their action space");
     built = true;
   }
 };
@@ -206,6 +203,27 @@ inline MoveObj make_move(const RulesPtr& rp, Enc e) {
   return MoveObj{e, reading_of(rp->r, e), rp};
 }
 inline bool is_pass(const MoveObj& m) { return m.it.kind == PASS; }
+
+// ddz._core.Move is a small CPython type (move.cpp), not a pybind11 class: building one is
+// an allocation from a free list and a copy, which legal_moves does once per move.
+PyObject* new_move(const MoveObj& m);  // a new reference; throws on allocation failure
+bool is_move(py::handle h);
+const MoveObj& move_of(py::handle h);  // h must be a Move
+
+namespace pybind11 {
+namespace detail {
+template <>
+struct type_caster<MoveObj> {
+  PYBIND11_TYPE_CASTER(MoveObj, const_name("Move"));
+  bool load(handle src, bool) {
+    if (!is_move(src)) return false;
+    value = move_of(src);
+    return true;
+  }
+  static handle cast(const MoveObj& m, return_value_policy, handle) { return handle(new_move(m)); }
+};
+}  // namespace detail
+}  // namespace pybind11
 
 inline std::string kind_name(int k) {
   static const char* names[] = {"SOLO", "PAIR", "TRIO", "TRIO_SOLO", "TRIO_PAIR", "STRAIGHT", "PAIR_STRAIGHT",
@@ -248,8 +266,8 @@ inline Counts hand_arg(py::handle h, const RulesObj& R, const char* what) {
 /// A prev argument: None (lead), a str, or a Move; returns false for a lead.
 inline bool prev_arg(py::handle h, const RulesPtr& rp, Interp& out) {
   if (h.is_none()) return false;
-  if (py::isinstance<MoveObj>(h)) {
-    const MoveObj& m = h.cast<const MoveObj&>();
+  if (is_move(h)) {
+    const MoveObj& m = move_of(h);
     if (is_pass(m)) throw MoveError("prev is PASS: pass prev=None to lead");
     if (m.rules.get() == rp.get()) {
       out = m.it;

@@ -5,6 +5,7 @@
 
 #include "common.hpp"
 
+void register_move(py::module_& m);
 void register_play(py::module_& m);
 void register_solver(py::module_& m);
 void register_sample(py::module_& m);
@@ -173,102 +174,60 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   // ---- Rules (the Python facade subclasses this) ----
   py::class_<RulesObj, RulesPtr>(m, "RulesCore", py::dynamic_attr(), "Combination rules as data (C++ side).")
       .def(py::init([](int variant, bool two_decks, bool straight, bool trio_solo, bool four_two, int trio_chain,
-                       bool joker_pairs, bool share, bool pairs_distinct, bool rocket_kickers, int cap, int max_cards) {
+                       bool joker_pairs, bool share, bool pairs_distinct, bool rocket_kickers, int cap, int max_cards,
+                       bool trio_beside) {
              auto p = std::make_shared<RulesObj>();
              Rules& r = p->r;
              r.variant = variant; r.two_decks = two_decks; r.straight = straight; r.trio_solo = trio_solo;
              r.four_two = four_two; r.trio_chain = trio_chain; r.joker_pairs = joker_pairs; r.share = share;
              r.pairs_distinct = pairs_distinct; r.rocket_kickers = rocket_kickers; r.cap = cap; r.max_cards = max_cards;
-             if (cap < 1 || cap > (two_decks ? 8 : 4)) throw py::value_error("single_kicker_rank_cap out of range");
-             if (trio_chain < 0 || trio_chain > 2) throw py::value_error("trio_chain must be 0, 1 or 2");
+             r.trio_beside = trio_beside;
+             if (const char* err = r.error()) throw py::value_error(err);
              return p;
            }),
            py::arg("variant"), py::arg("two_decks"), py::arg("straight"), py::arg("trio_solo"), py::arg("four_two"),
            py::arg("trio_chain"), py::arg("joker_pairs"), py::arg("share"), py::arg("pairs_distinct"),
-           py::arg("rocket_kickers"), py::arg("cap"), py::arg("max_cards"))
+           py::arg("rocket_kickers"), py::arg("cap"), py::arg("max_cards"), py::arg("trio_beside") = true)
       .def_property_readonly("decks", &RulesObj::decks)
       .def_property_readonly("ambiguous", [](const RulesObj& R) { return R.r.ambiguous(); },
                              "True when relaxed options let one multiset have several readings (§2.0.4)")
       .def("action_space", [](RulesPtr rp) {
-            rp->build();
-            py::list out(rp->universe.size());
-            for (size_t i = 0; i < rp->universe.size(); ++i) out[i] = py::cast(make_move(rp, rp->universe[i]));
+            const std::vector<Enc>& u = rp->plays();
+            py::list out(u.size());
+            for (size_t i = 0; i < u.size(); ++i) out[i] = py::cast(make_move(rp, u[i]));
             return out;
           }, "Every distinct play (cards and kind) of the variant, in id order (pass excluded).")
-      .def_property_readonly("action_space_size", [](RulesPtr rp) { rp->build(); return rp->universe.size(); })
+      .def_property_readonly("action_space_size", [](RulesPtr rp) { return rp->plays().size(); })
       .def("action_space_array", [](RulesPtr rp) {
-            rp->build();
-            py::array_t<uint64_t> a(py::ssize_t(rp->universe.size()));
-            if (!rp->universe.empty()) std::memcpy(a.mutable_data(), rp->universe.data(), rp->universe.size() * 8);
+            const std::vector<Enc>& u = rp->plays();
+            py::array_t<uint64_t> a(py::ssize_t(u.size()));
+            if (!u.empty()) std::memcpy(a.mutable_data(), u.data(), u.size() * 8);
             return a;
           }, "The action space as encoded moves; index = id.")
       .def("move_from_id", [](RulesPtr rp, py::handle id_arg) {
-            int pass = rp->pass_id();
-            long long id = action_id_arg(id_arg, pass);
-            if (id == pass) return make_move(rp, kPassEnc);
-            return make_move(rp, rp->universe[size_t(id)]);
+            const std::vector<Enc>& u = rp->plays();
+            long long id = action_id_arg(id_arg, int(u.size()));
+            if (size_t(id) == u.size()) return make_move(rp, kPassEnc);
+            return make_move(rp, u[size_t(id)]);
           }, py::arg("id"), "The Move of an action id (pass_id gives PASS).")
-      .def_property_readonly("pass_id", &RulesObj::pass_id, "the action id of PASS: len(action_space())");
+      .def_property_readonly("pass_id", &RulesObj::pass_id, "the action id of PASS: len(action_space())")
+      .def("_set_spec", [](RulesObj& R, const std::string& spec) { R.spec = spec; }, py::arg("spec"),
+           "Record how the Python Rules is rebuilt (JSON of its variant, preset and options): a pickled Move "
+           "carries it.")
+      .def("_set_action_order", [](RulesObj& R, py::object order) {
+            R.order.clear();
+            if (!order.is_none()) {
+              auto a = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(order);
+              if (!a || a.ndim() != 1) throw py::value_error("the action order must be a 1-D array of encoded moves");
+              R.order.assign(a.data(), a.data() + a.size());
+            }
+            R.built = false;
+            R.index = ActionIndex();
+          }, py::arg("order"),
+          "Number the plays in this order (a permutation of the rule-ordered action space, checked when first "
+          "used), or in the rule order with None: a peer's own action ids.");
 
-  // ---- Move ----
-  py::class_<MoveObj>(m, "Move", "One play: cards plus its reading (kind, key, chain length).")
-      .def_property_readonly("kind", [](const MoveObj& mv) { return Kind(mv.it.kind); })
-      .def_property_readonly("key", [](const MoveObj& mv) { return mv.it.key; },
-                             "comparison key: v of the main rank, or the chain key of docs/rules.md §4")
-      .def_property_readonly("chain_length", [](const MoveObj& mv) { return mv.it.length; })
-      .def_property_readonly("cards", [](const MoveObj& mv) { return CardsObj{enc_cards(mv.enc), mv.rules->decks()}; })
-      .def_property_readonly("encoded", [](const MoveObj& mv) { return mv.enc; }, "the 8-byte encoding (README)")
-      .def_property_readonly("is_bomb", [](const MoveObj& mv) { return is_bomb_kind(mv.it.kind); })
-      .def_property_readonly("id", [](const MoveObj& mv) {
-            int id = mv.rules->id_of(mv.enc);
-            if (id < 0)
-              throw MoveError("'" + format_counts(enc_cards(mv.enc)) + "' has more cards than any hand of the variant");
-            return id;
-          }, "the stable action id (Rules.action_space order; PASS is Rules.pass_id)")
-      .def_property_readonly("is_pass", [](const MoveObj& mv) { return is_pass(mv); })
-      .def("__len__", [](const MoveObj& mv) { return total_cards(enc_cards(mv.enc)); })
-      .def("beats", [](const MoveObj& mv, py::object other) {
-            Interp t;
-            if (!prev_arg(other, mv.rules, t)) throw MoveError("beats() needs a play, not None");
-            return !is_pass(mv) && beats(mv.rules->r, mv.it, t);
-          }, py::arg("other"), "docs/rules.md §5: does this play beat `other` (a Move or a str)?")
-      .def("__str__", [](const MoveObj& mv) { return is_pass(mv) ? std::string("PASS") : format_counts(enc_cards(mv.enc)); })
-      .def("__repr__", [](const MoveObj& mv) {
-            if (is_pass(mv)) return std::string("Move(PASS)");
-            std::string s = "Move('" + format_counts(enc_cards(mv.enc)) + "', " + kind_name(mv.it.kind) +
-                            ", key=" + std::to_string(mv.it.key);
-            if (is_chain_kind(mv.it.kind)) s += ", length=" + std::to_string(mv.it.length);
-            return s + ")";
-          })
-      .def("__eq__", [](const MoveObj& a, py::object b) {
-            if (!py::isinstance<MoveObj>(b)) return false;
-            const MoveObj& o = b.cast<const MoveObj&>();
-            return a.enc == o.enc && a.it.key == o.it.key && a.rules->decks() == o.rules->decks();
-          })
-      .def("__hash__", [](const MoveObj& mv) { return py::hash(py::make_tuple(mv.enc, mv.it.key)); })
-      // Pickled as its encoding and the combination rules it was read under (a Move needs no
-      // more of the Rules); loading re-reads and checks it like decode().
-      .def("__reduce__", [](const MoveObj& mv) {
-            const Rules& r = mv.rules->r;
-            py::tuple params = py::make_tuple(r.variant, r.two_decks, r.straight, r.trio_solo, r.four_two, r.trio_chain,
-                                              r.joker_pairs, r.share, r.pairs_distinct, r.rocket_kickers, r.cap,
-                                              r.max_cards);
-            return py::make_tuple(py::module_::import("ddz._core").attr("_move_from"), py::make_tuple(mv.enc, params));
-          });
-
-  m.def("_move_from", [](py::handle enc, py::handle params) {
-        // one RulesCore per parameter set, so that unpickled moves share one action-id table
-        static std::map<std::string, RulesPtr> cache;
-        std::string key = py::repr(params);
-        RulesPtr& rp = cache[key];
-        if (!rp) {
-          py::object core = py::module_::import("ddz._core").attr("RulesCore");
-          rp = core(*py::reinterpret_borrow<py::tuple>(params)).cast<RulesPtr>();
-        }
-        uint64_t e = u64_arg(enc, "an encoded move");
-        if (e == kPassEnc) return make_move(rp, e);
-        return MoveObj{e, checked_move(rp->r, e, "a pickled move"), rp};
-      }, "Rebuilds a pickled Move.");
+  register_move(m);
 
   // ---- functions ----
   m.def("classify", [](py::handle cards, py::handle rules) -> py::object {

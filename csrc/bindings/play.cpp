@@ -69,13 +69,13 @@ bool action_arg(PlayStateObj& P, py::handle a, Counts& cards, int& kind) {
     int pass = P.rules->pass_id();
     long long id = action_id_arg<IllegalActionError, IllegalActionTypeError>(a, pass);
     if (id == pass) return false;
-    Enc e = P.rules->universe[size_t(id)];
+    Enc e = P.rules->plays()[size_t(id)];
     cards = enc_cards(e);
     kind = enc_kind(e);
     return true;
   }
-  if (py::isinstance<MoveObj>(a)) {
-    const MoveObj& m = a.cast<const MoveObj&>();
+  if (is_move(a)) {
+    const MoveObj& m = move_of(a);
     if (is_pass(m)) return false;
     cards = enc_cards(m.enc);
     kind = m.it.kind;
@@ -290,15 +290,17 @@ void register_play(py::module_& m) {
             for (size_t i = 0; i < b.size; ++i) out[i] = py::cast(make_move(P.rules, b.data[i]));
             return out;
           }, "Moves of the seat to act: plays (bombs beyond its limit excluded), then PASS when following.")
-      .def("legal_actions", [](PlayStateObj& P) {
+      .def("legal_actions", [](PlayStateObj& P) -> py::list {
             MoveBuffer& b = tl_buf;
             b.clear();
             legal_actions(P.rules->r, P.s, b);
             RulesObj& R = *P.rules;
             R.build();
-            py::list out(b.size);
-            for (size_t i = 0; i < b.size; ++i) out[i] = py::int_(R.id_of(b.data[i]));
-            return out;
+            const ActionIndex& ix = R.index;
+            PyObject* out = PyList_New(Py_ssize_t(b.size));
+            if (!out) throw py::error_already_set();
+            for (size_t i = 0; i < b.size; ++i) PyList_SET_ITEM(out, Py_ssize_t(i), PyLong_FromLong(ix.id_of(b.data[i])));
+            return py::reinterpret_steal<py::list>(out);
           }, "legal_moves() as action ids (Rules.action_space order; PASS is Rules.pass_id)")
       .def("legal_moves_array", [](const PlayStateObj& P) {
             MoveBuffer& b = tl_buf;

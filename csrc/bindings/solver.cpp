@@ -18,9 +18,9 @@ void register_solver(py::module_& m) {
           s.limit[i] = bomb_plays_left[i] < 0 ? kUnlimited : uint8_t(bomb_plays_left[i]);
         }
         Interp it;
-        if (!top.is_none() && !py::isinstance<MoveObj>(top)) throw ArgumentTypeError("top must be a Move or None");
+        if (!top.is_none() && !is_move(top)) throw ArgumentTypeError("top must be a Move or None");
         if (prev_arg(top, rp, it)) {
-          s.top = encode(enc_cards(top.cast<const MoveObj&>().enc), it.kind);
+          s.top = encode(enc_cards(move_of(top).enc), it.kind);
           s.top_it = it;
           s.owner = uint8_t(owner);
           s.passes = uint8_t(passes);

@@ -72,6 +72,14 @@ bool kickers_ok(const Rules& r, Counts kick, uint32_t body_ranks, int npieces, b
   return total_cards(kick) == npieces;
 }
 
+/// kicker_trio_beside_chain = false (RLCard): no rank next to a plane's chain on 3..A
+/// holds three or more of its single wings (a 2 is never next to the chain).
+bool wings_beside_ok(const Rules& r, Counts kick, uint32_t chain) {
+  if (r.trio_beside) return true;
+  const uint32_t next = ((chain << 1) | (chain >> 1)) & ~chain & kChainRanks;
+  return !(ranks_at_least(kick, 3) & next);
+}
+
 uint32_t ranks_with_exactly(Counts c, int k) {
   return ranks_at_least(c, k) & ~(k < 8 ? ranks_at_least(c, k + 1) : 0u);
 }
@@ -168,7 +176,7 @@ Interp classify_as(const Rules& r, Counts c, int kind) {
         int key = trio_chain_key(r, body);
         if (key >= 0) {
           Counts kick = c - 3 * spread_mask(body);
-          if (kickers_ok(r, kick, body, k, pairs)) set(key, k);
+          if (kickers_ok(r, kick, body, k, pairs) && (pairs || wings_beside_ok(r, kick, body))) set(key, k);
         }
         int i = k - 1;
         while (i >= 0 && idx[i] == nb - k + i) --i;
@@ -216,12 +224,33 @@ bool beats(const Rules& r, const Interp& p, const Interp& t) {
   return p.kind == t.kind && p.length == t.length && p.key > t.key;
 }
 
+/// The highest-key PLANE_SOLO body of c (standard 3..A domain, where single wings live):
+/// with single_kicker_rank_cap >= 3 wing trios may stand beside the chain, so the chain is
+/// the highest run of k trio ranks whose remaining cards are legal wings.
+static Interp plane_solo_reading(const Rules& r, Counts c, int n) {
+  const int k = n / 4;
+  const uint32_t trios = ranks_at_least(c, 3) & kChainRanks;
+  Interp it;
+  it.kind = PLANE_SOLO;
+  it.length = k;
+  it.body = 3 * k;
+  for (int lo = 12 - k; lo >= 0; --lo) {
+    const uint32_t chain = ((1u << k) - 1) << lo;
+    if ((trios & chain) != chain) continue;
+    const Counts kick = c - 3 * spread_mask(chain);
+    if (kickers_ok(r, kick, chain, k, false) && wings_beside_ok(r, kick, chain)) {
+      it.key = lo + k - 1;
+      return it;
+    }
+  }
+  return classify_as(r, c, PLANE_SOLO);  // not a generated move (a caller's word): read it the slow way
+}
+
 Interp reading_of(const Rules& r, Enc e) {
+  // The generator emits every play from its canonical reading (movegen_impl.inc), so the
+  // kind is fixed and the key is the highest of that kind: the body follows from the counts.
   Counts c = enc_cards(e);
   int kind = enc_kind(e);
-  if (r.ambiguous()) return classify_as(r, c, kind);
-  // Under unambiguous rules the body is what the kind says it is: no kicker reaches
-  // the body's count (K1, K2 cap <= 2, K3), so the key follows from the counts alone.
   Interp it;
   it.kind = kind;
   const int n = total_cards(c);
@@ -234,14 +263,32 @@ Interp reading_of(const Rules& r, Enc e) {
       it.length = popcount(pres);
       break;
     }
-    case TRIO_STRAIGHT: case PLANE_SOLO: case PLANE_PAIR: {
+    case TRIO_STRAIGHT: {
       uint32_t body = ranks_at_least(c, 3) & kPlainRanks;
       it.key = trio_chain_key(r, body);
       it.length = popcount(body);
       break;
     }
+    case PLANE_SOLO:
+      // below the cap of 3 no wing rank holds 3 cards: the trio ranks are the chain
+      if (r.cap >= 3) return plane_solo_reading(r, c, n);
+      {
+        uint32_t body = ranks_at_least(c, 3) & kPlainRanks;
+        it.key = trio_chain_key(r, body);
+        it.length = popcount(body);
+      }
+      break;
+    case PLANE_PAIR: {
+      // a chain rank holds 3 + an even number of cards, a wing rank an even number
+      uint32_t body = ranks_at_least(c, 3) & gather_nibbles((c & kOnes) << 3) & kPlainRanks;
+      it.key = trio_chain_key(r, body);
+      it.length = popcount(body);
+      break;
+    }
     case TRIO_SOLO: case TRIO_PAIR: it.key = __builtin_ctz(ranks_at_least(c, 3)); break;
-    case FOUR_TWO_SOLO: case FOUR_TWO_PAIR: it.key = __builtin_ctz(ranks_at_least(c, 4)); break;
+    case FOUR_TWO_SOLO: case FOUR_TWO_PAIR:  // 4q + 4p (pairs not distinct) reads from the higher quad
+      it.key = 31 - __builtin_clz(ranks_at_least(c, 4) & kPlainRanks);
+      break;
     default: it.key = __builtin_ctz(present(c)); break;  // SOLO, PAIR, TRIO, bombs: one rank
   }
   return it;

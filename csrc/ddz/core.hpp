@@ -83,15 +83,26 @@ struct Rules {
   bool share = false;         // kicker_may_share_main_rank
   bool pairs_distinct = true; // kicker_pairs_distinct
   bool rocket_kickers = false;
+  bool trio_beside = true;    // kicker_trio_beside_chain: a wing rank next to a plane's chain may hold 3+ wings
   int cap = 1;                // single_kicker_rank_cap
   int max_cards = 20;         // the largest hand of the variant (bounds the action space)
 
   int players() const { return variant == 0 ? 3 : variant == 1 ? 2 : 4; }
   int max_per_rank() const { return two_decks ? 8 : 4; }
   int max_joker() const { return two_decks ? 2 : 1; }
-  /// Relaxed options can give one multiset several readings (§2.0.4); then the
-  /// generator de-duplicates by cards.
+  /// Relaxed options can give one multiset several readings (§2.0.4); the generator
+  /// still emits each multiset once, from its canonical reading.
   bool ambiguous() const { return cap >= 3 || share || !pairs_distinct; }
+  /// Why this option set is outside what the generator supports, or nullptr. Single
+  /// kickers (TRIO_SOLO, PLANE_SOLO) and straights exist only with one deck and the
+  /// standard 3..A trio chains, as in every variant of RULES.md §2.
+  const char* error() const {
+    if (cap < 1 || cap > max_per_rank()) return "single_kicker_rank_cap out of range";
+    if (trio_chain < 0 || trio_chain > 2) return "trio_chain must be 0, 1 or 2";
+    if ((trio_solo || straight) && (two_decks || trio_chain != 0))
+      return "single kickers and straights need one deck and the standard trio chains";
+    return nullptr;
+  }
 };
 
 /// The comparison data of one interpretation.
@@ -112,8 +123,8 @@ Interp classify_as(const Rules& r, Counts c, int kind);
 /// Reading of c when played onto `top` (the highest-key reading that beats it); kind=-1 if none.
 Interp classify_follow(const Rules& r, Counts c, const Interp& top);
 bool beats(const Rules& r, const Interp& play, const Interp& top);
-/// The reading of a generated move (its kind fixed, the highest key of that kind), fast
-/// under unambiguous rules.
+/// The reading of a generated move (its kind fixed, the highest key of that kind), read
+/// from the counts under every option set.
 Interp reading_of(const Rules& r, Enc e);
 int body_cards(int kind, int ncards);
 
@@ -153,7 +164,8 @@ struct MoveBuffer {
 };
 
 // ---- generation (movegen.cpp, compiled per ISA) ----
-/// Leads (top == nullptr) or the plays that beat *top, appended to out; each multiset once.
+/// Leads (top == nullptr) or the plays that beat *top, appended to out; each multiset once,
+/// in its canonical reading (§2.0.4), without sorting.
 void generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out);
 /// The same count, nothing stored (closed-form kicker counts).
 uint64_t count(const Rules& r, Counts hand, const Interp* top);

@@ -1,4 +1,4 @@
-// Generation entry points: ISA dispatch, ambiguity de-duplication (§2.0.4), the universe.
+// Generation entry points: ISA dispatch, batches, the action space.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -62,37 +62,9 @@ static void raw_generate(const Rules& r, Counts hand, const Interp* top, MoveBuf
   scalar::gen_impl(r, hand, top, out);
 }
 
-static constexpr uint64_t kCardBits = (uint64_t(1) << 56) - 1;
-
-/// Relaxed rules only: keep one entry per multiset, the lead reading with the largest body.
-static void dedupe(MoveBuffer& out, size_t base) {
-  Enc* b = out.data + base;
-  Enc* e = out.data + out.size;
-  std::sort(b, e, [](Enc x, Enc y) {
-    uint64_t cx = x & kCardBits, cy = y & kCardBits;
-    if (cx != cy) return cx < cy;
-    int n = total_cards(enc_cards(x));
-    return body_cards(enc_kind(x), n) > body_cards(enc_kind(y), n);
-  });
-  Enc* w = b;
-  for (Enc* q = b; q != e; ++q)
-    if (w == b || ((w[-1] ^ *q) & kCardBits)) *w++ = *q;
-  out.size = size_t(w - out.data);
-}
-
-void generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out) {
-  size_t base = out.size;
-  raw_generate(r, hand, top, out);
-  if (r.ambiguous()) dedupe(out, base);
-}
+void generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out) { raw_generate(r, hand, top, out); }
 
 uint64_t count(const Rules& r, Counts hand, const Interp* top) {
-  if (r.ambiguous()) {
-    thread_local MoveBuffer scratch;
-    scratch.clear();
-    generate(r, hand, top, scratch);
-    return scratch.size;
-  }
 #ifdef DDZ_HAVE_FAST
   if (dispatch_level() == 1) return fast::count_impl(r, hand, top);
 #endif
@@ -111,7 +83,6 @@ static void batch_loop(const Rules& r, const Counts* hands, const Interp* const*
 
 void generate_batch(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, MoveBuffer& out,
                     int64_t* offsets) {
-  if (r.ambiguous()) return batch_loop(r, hands, tops, n, out, offsets, generate);
 #ifdef DDZ_HAVE_FAST
   if (dispatch_level() == 1) return batch_loop(r, hands, tops, n, out, offsets, fast::gen_impl);
 #endif
@@ -144,8 +115,21 @@ void generate_universe(const Rules& r, MoveBuffer& out) {
   Counts deck = 0;
   for (int rk = 0; rk < 13; ++rk) deck += Counts(r.max_per_rank()) * unit(rk);
   deck += Counts(r.max_joker()) * (unit(kB) + unit(kR));
+  // the leads give each multiset's lead reading; a follow of every non-bomb kind and length
+  // from below every key gives each reading of that kind (the ids cover every reading)
   MoveBuffer all;
   raw_generate(r, deck, nullptr, all);
+  for (int kind = 0; kind < kNumKinds; ++kind) {
+    if (is_bomb_kind(kind)) continue;
+    const int lo = kind == STRAIGHT ? 5 : kind == PAIR_STRAIGHT ? 3 : is_chain_kind(kind) ? 2 : 1;
+    for (int len = lo; len <= (is_chain_kind(kind) ? 12 : 1); ++len) {
+      Interp top;
+      top.kind = kind;
+      top.key = -1;
+      top.length = len;
+      raw_generate(r, deck, &top, all);
+    }
+  }
   std::sort(all.data, all.data + all.size);
   all.size = size_t(std::unique(all.data, all.data + all.size) - all.data);
   struct Item { int kind, n, key; Enc e; };
@@ -157,11 +141,17 @@ void generate_universe(const Rules& r, MoveBuffer& out) {
     Interp it = classify_as(r, c, enc_kind(all.data[i]));
     items.push_back({it.kind, n, it.key, all.data[i]});
   }
+  // kind, card count, key, then the kickers as an ascending list of ranks compared
+  // lexicographically (the body is the same): the first rank, upwards, where two plays
+  // differ comes first in the one holding more of it. This is RLCard's order.
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     if (a.kind != b.kind) return a.kind < b.kind;
     if (a.n != b.n) return a.n < b.n;
     if (a.key != b.key) return a.key < b.key;
-    return a.e < b.e;
+    const Counts ca = enc_cards(a.e), cb = enc_cards(b.e);
+    for (int rk = 0; rk < kRanks; ++rk)
+      if (count_of(ca, rk) != count_of(cb, rk)) return count_of(ca, rk) > count_of(cb, rk);
+    return false;
   });
   out.reserve(out.size + items.size());
   for (const Item& it : items) out.data[out.size++] = it.e;

@@ -2,6 +2,7 @@
 handed to the C++ core (``_core.RulesCore``)."""
 from __future__ import annotations
 
+import json
 from types import MappingProxyType
 from typing import Any, Callable, Dict, Mapping, Tuple
 
@@ -71,6 +72,7 @@ _PER_VARIANT: Dict[str, Dict[str, _Spec]] = {
     "classic": {
         "single_kicker_rank_cap": (1, _int_range(1, 4)),
         "four_with_two": (True, _bool),
+        "kicker_trio_beside_chain": (True, _bool),
         "classic_passers_may_rob": (False, _bool),
         "classic_rob_winner": ("first", _choice("first", "last")),
         "classic_rob_cap": (8, _int_range(1)),
@@ -85,6 +87,7 @@ _PER_VARIANT: Dict[str, Dict[str, _Spec]] = {
     "two_player": {
         "single_kicker_rank_cap": (2, _int_range(1, 4)),
         "four_with_two": (True, _bool),
+        "kicker_trio_beside_chain": (True, _bool),
         "twop_initial_multiplier": (1, _positive),
         "twop_room_coefficient": (100, _positive),
         "twop_show_start_factor": (5, _choice(5)),
@@ -115,12 +118,45 @@ _PER_VARIANT: Dict[str, Dict[str, _Spec]] = {
 }
 
 
+# RLCard 1.2.0's play rules (PEERS.md); under exactly these options the ids are RLCard's.
+_RLCARD_PLAY: Dict[str, Any] = dict(four_with_two=True, single_kicker_rank_cap=3, rocket_as_kickers=False,
+                                    kicker_pairs_distinct=True, kicker_may_share_main_rank=False,
+                                    kicker_trio_beside_chain=False)
+_RLCARD_ORDER: list = []
+
+
+def _rlcard_order(rules: "Rules") -> Any:
+    """RLCard's action ids as an order of the encoded plays: ddz's rule order, with the
+    plane sections that follow no rule there taken from ``_rlcard_order`` (generated from
+    RLCard's published list by tools/gen_rlcard_order.py)."""
+    if not _RLCARD_ORDER:
+        import base64
+        import zlib
+
+        import numpy as np
+
+        from ._rlcard_order import PLANE_SOLO_ORDER
+
+        rules._set_action_order(None)
+        space = np.array(rules.action_space_array())
+        kinds = space >> np.uint64(56)
+        # cards per play: the 13 rank nibbles, then the 2-bit joker counts (README: encoding)
+        sizes = sum((space >> np.uint64(4 * r)) & np.uint64(15) for r in range(13))
+        sizes += ((space >> np.uint64(52)) & np.uint64(3)) + ((space >> np.uint64(54)) & np.uint64(3))
+        for length, blob in PLANE_SOLO_ORDER.items():
+            order = np.frombuffer(zlib.decompress(base64.b64decode("".join(blob))), dtype="<u2").astype(np.int64)
+            section = np.flatnonzero((kinds == int(_core.Kind.PLANE_SOLO)) & (sizes == 4 * length))
+            space[section] = space[section][order]
+        _RLCARD_ORDER.append(space)
+    return _RLCARD_ORDER[0]
+
+
 class Rules(_core.RulesCore):
     """The rules of one variant: the options of docs/rules.md §11 with their defaults.
 
     Build with ``Rules.classic(**options)``, ``Rules.two_player(**options)``,
     ``Rules.bengbu(**options)`` or a compat preset (``classic_douzero()``,
-    ``classic_openspiel()``). An unknown option or a bad value raises ``ValueError``
+    ``classic_openspiel()``, ``classic_rlcard()``). An unknown option or a bad value raises ``ValueError``
     naming it. Rules are immutable values: equal when variant and options are equal.
     """
 
@@ -152,7 +188,7 @@ class Rules(_core.RulesCore):
                            joker_pairs=values["bengbu_joker_pairs"])
         else:
             core_kw = dict(straight=True, trio_solo=True, four_two=values["four_with_two"], trio_chain=0,
-                           joker_pairs=False)
+                           joker_pairs=False, trio_beside=values["kicker_trio_beside_chain"])
         super().__init__(
             variant=_VARIANT_ID[variant], two_decks=two_decks,
             share=values["kicker_may_share_main_rank"], pairs_distinct=values["kicker_pairs_distinct"],
@@ -161,6 +197,9 @@ class Rules(_core.RulesCore):
         self.variant = variant
         self.preset = _preset or variant
         self.options = MappingProxyType(values)
+        self._set_spec(json.dumps([variant, self.preset if self.preset != variant else "", values], sort_keys=True))
+        if variant == "classic" and all(values[k] == v for k, v in _RLCARD_PLAY.items()):
+            self._set_action_order(_rlcard_order(self))
 
     # ---- presets ----
     @classmethod
@@ -195,6 +234,17 @@ class Rules(_core.RulesCore):
         letting a bomb beat the rocket is not reproduced."""
         return cls("classic", _preset="classic_openspiel", four_with_two=False, single_kicker_rank_cap=3,
                    rocket_as_kickers=False, kicker_pairs_distinct=True)
+
+    @classmethod
+    def classic_rlcard(cls) -> "Rules":
+        """The play rules of RLCard 1.2.0 ``doudizhu``: four-with-two (its two single
+        kickers may share a rank), up to three single wings of one rank but never three
+        on a rank next to the plane's chain (``222`` beside ``AAA`` is fine: a 2 is never
+        in a chain), no rocket as kickers, kicker pairs distinct. Every play has one
+        reading (a four-trio run is only a trio chain), 27,471 plays; ``Move.id`` and
+        ``move_from_id`` are RLCard's action ids (``rlcard.games.doudizhu.utils.ACTION_2_ID``,
+        PASS = 27,471), which follow the action-space order (kind, cards, key, kickers)."""
+        return cls("classic", _preset="classic_rlcard", **_RLCARD_PLAY)
 
     # ---- value semantics ----
     def __repr__(self) -> str:
@@ -231,3 +281,16 @@ class Rules(_core.RulesCore):
 
 def _rebuild(variant: str, preset: str, options: Dict[str, Any]) -> Rules:
     return Rules(variant, _preset=preset if preset != variant else "", **options)
+
+
+_SPEC_RULES: Dict[str, Rules] = {}
+
+
+def _move_from_spec(encoded: int, spec: str) -> Any:
+    """Unpickles a Move: its rules rebuilt from their recipe (one Rules per recipe, so that
+    unpickled moves share one action-id table), then the encoding decoded and checked."""
+    rules = _SPEC_RULES.get(spec)
+    if rules is None:
+        variant, preset, options = json.loads(spec)
+        rules = _SPEC_RULES.setdefault(spec, Rules(variant, _preset=preset, **options))
+    return _core.decode(encoded, rules)

@@ -9,7 +9,10 @@ The same seeded random deals feed every engine:
                   plays that every peer knows (CLASSIC3 defaults, no four-with-two, no
                   rocket: those would make some peers fail or answer trivially).
 
-Only the generation call is timed; each engine gets its own input representation built
+Each peer is timed against ddz under that peer's own rules by default (``classic_douzero``,
+``classic_rlcard``, ``classic_openspiel``; ``--rules`` picks one preset for all), and the
+distinct legal plays per hand that each engine returned are printed beside each rate, so
+the ratios compare the same work. Only the generation call is timed; each engine gets its own input representation built
 beforehand (ddz: ``ddz.Cards`` / ``ddz.Move``, or ``ddz.hand_words`` and encoded moves for
 ``ddz.legal_moves_batch``; douzero: int lists and a stand-in for its ``GameEnv``;
 rlcard: strings and stand-in players; open_spiel: states prepared by dealing, bidding
@@ -31,6 +34,8 @@ import ddz
 from . import peers as P  # the peer adapters
 
 WORKLOADS = ("lead20", "lead17", "answer17")
+PEER_PRESET = {"douzero": "classic_douzero", "rlcard": "classic_rlcard", "open_spiel": "classic_openspiel"}
+PRESETS = ("classic", "classic_douzero", "classic_rlcard", "classic_openspiel", "two_player")
 
 
 # --------------------------------------------------------------------------- deals
@@ -141,7 +146,14 @@ def peer_runners():
                     # its selector sorts the rival move in place: harmless to repeat
                     get_actions(fake)
 
-        r["douzero"] = (dz_prep, dz_run)
+        def dz_plays(items):  # distinct plays per hand (its lists repeat entries)
+            out = []
+            for ints, fake in items:
+                moves = MG(ints).gen_moves() if fake is None else get_actions(fake)
+                out.append(len({tuple(sorted(m)) for m in moves if m}))
+            return out
+
+        r["douzero"] = (dz_prep, dz_run, dz_plays)
     if P.RLCARD.available():
         mods = P.RLCARD._load()
         playable, gt = mods.Judger.playable_cards_from_hand, mods.utils.get_gt_cards
@@ -164,7 +176,11 @@ def peer_runners():
                 else:
                     gt(player, greater)
 
-        r["rlcard"] = (rl_prep, rl_run)
+        def rl_plays(items):
+            return [len(set(playable(h))) if player is None else len(set(gt(player, greater)) - {"pass"})
+                    for h, player, greater in items]
+
+        r["rlcard"] = (rl_prep, rl_run, rl_plays)
     if P.OPENSPIEL.available():
         osp = P.OPENSPIEL
 
@@ -175,7 +191,10 @@ def peer_runners():
             for st in states:
                 st.legal_actions()
 
-        r["open_spiel"] = (os_prep, os_run)
+        def os_plays(states):  # distinct card multisets (some have two or three ids)
+            return [len(osp.legal_plays(st)) for st in states]
+
+        r["open_spiel"] = (os_prep, os_run, os_plays)
     return r
 
 
@@ -184,47 +203,44 @@ def main(argv=None):
     ap.add_argument("--hands", type=int, default=2000, help="hands per workload (default 2000)")
     ap.add_argument("--seed", type=int, default=1, help="deal seed (default 1)")
     ap.add_argument("--repeat", type=int, default=3, help="timed repetitions, median taken (default 3)")
-    ap.add_argument("--rules", default="classic", choices=("classic", "classic_douzero", "classic_openspiel"),
-                    help="ddz rules preset to time (default classic)")
+    ap.add_argument("--rules", default=None, choices=PRESETS,
+                    help="one ddz rules preset for every peer (default: each peer's own preset)")
     ap.add_argument("--peers", default="douzero,rlcard,open_spiel",
                     help="comma-separated peers to time (default: all installed)")
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
     deals = make_deals(args.hands, args.seed)
-    runners = dict(ddz_runners(getattr(ddz.Rules, args.rules)()))
-    wanted = set(args.peers.split(","))
-    runners.update({k: v for k, v in peer_runners().items() if k in wanted})
-
-    rates = {}
-    for name, (prep, run) in runners.items():
+    wanted = [p for p in args.peers.split(",") if p]
+    peers = {k: v for k, v in peer_runners().items() if k in wanted}
+    print(f"legal-move generation, hands/s (median of {args.repeat}), {args.hands} hands per workload, "
+          f"seed {args.seed}; 'plays' = distinct legal plays per hand the engine returned (pass excluded)")
+    if not peers:
+        print("no peer installed among: " + ", ".join(wanted))
+    for peer, (pprep, prun, pplays) in peers.items():
+        preset = args.rules or PEER_PRESET[peer]
+        rules = getattr(ddz.Rules, preset)()
+        runners = dict(ddz_runners(rules))
+        rates, plays = {}, {}
         for w in WORKLOADS:
-            items = prep(deals[w])
-            rates[name, w] = median_rate(run, items, args.repeat, len(deals[w]))
-
-    print(f"legal-move generation, hands/s (median of {args.repeat}), {args.hands} hands per "
-          f"workload, seed {args.seed}, ddz rules {args.rules}")
-    r = getattr(ddz.Rules, args.rules)()
-    avg = {w: statistics.mean(ddz.count_moves(h, r) if p is None else ddz.count_moves(h, r, p)
-                              for h, p in deals[w]) for w in WORKLOADS}
-    print("unique legal plays per hand (ddz, pass excluded): "
-          + ", ".join(f"{w} {avg[w]:.1f}" for w in WORKLOADS))
-    width = max(len(n) for n in runners) + 2
-    print(f"{'engine':{width}s}" + "".join(f"{w:>14s}" for w in WORKLOADS))
-    for name in runners:
-        print(f"{name:{width}s}" + "".join(f"{rates[name, w]:>14,.0f}" for w in WORKLOADS))
-    ddz_names = [n for n in runners if n.startswith("ddz")]
-    peer_names = [n for n in runners if not n.startswith("ddz")]
-    if ddz_names and peer_names:
-        print()
-        print("ratio ddz / peer (x times faster)")
-        for dn in ddz_names:
-            if "Move objects" in dn:
-                continue
-            for pn in peer_names:
-                label = f"{dn.replace('ddz ', '')} / {pn}"
-                print(f"{label:{width + 12}s}" + "".join(
-                    f"{rates[dn, w] / rates[pn, w]:>14.1f}" for w in WORKLOADS))
+            items = pprep(deals[w])
+            rates[peer, w] = median_rate(prun, items, args.repeat, len(deals[w]))
+            plays[peer, w] = statistics.mean(pplays(items))
+            ddz_plays = statistics.mean(ddz.count_moves(h, rules) if p is None else ddz.count_moves(h, rules, p)
+                                        for h, p in deals[w])
+            for name, (prep, run) in runners.items():
+                rates[name, w] = median_rate(run, prep(deals[w]), args.repeat, len(deals[w]))
+                plays[name, w] = ddz_plays
+        names = list(runners) + [peer]
+        width = max(len(n) for n in names) + 2
+        print(f"\n{peer} against ddz under Rules.{preset}()")
+        print(f"{'engine':{width}s}" + "".join(f"{w + ' hands/s':>20s}{'plays':>7s}" for w in WORKLOADS))
+        for name in names:
+            print(f"{name:{width}s}" + "".join(f"{rates[name, w]:>20,.0f}{plays[name, w]:>7.1f}" for w in WORKLOADS))
+        print(f"ratio ddz / {peer} (x times faster)")
+        for name in runners:
+            print(f"{name:{width}s}" + "".join(f"{rates[name, w] / rates[peer, w]:>20.1f}{'':>7s}"
+                                               for w in WORKLOADS))
     print(f"\n(total {time.perf_counter() - t0:.1f} s)")
 
 

@@ -165,7 +165,8 @@ def _cmd_bench(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int
     con.print(table)
     if args.peers:
         from .bench_peers import main as peers_main
-        peers_main(["--hands", str(min(args.hands, 2000)), "--seed", str(args.seed)])
+        peers_main(["--hands", str(min(args.hands, 2000)), "--seed", str(args.seed)]
+                   + (["--rules", args.rules] if args.rules else []))
     return 0
 
 
@@ -287,6 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--hands", type=int, default=5000, help="hands per workload (default 5000)")
     bn.add_argument("--games", type=int, default=20_000, help="games per simulate workload (default 20000)")
     bn.add_argument("--seed", type=int, default=1)
+    bn.add_argument("--rules", default=None, choices=("classic", "classic_douzero", "classic_rlcard",
+                                                       "classic_openspiel", "two_player"),
+                    help="with --peers: one ddz preset for every peer (default: each peer's own rules)")
     bn.set_defaults(func=_cmd_bench)
 
     rp = sub.add_parser("replay", help="print a recorded hand move by move with the result",

@@ -1,0 +1,225 @@
+"""The registry of named, seeded speed workloads (one per speed target of an issue).
+
+Each ``Workload`` says what is timed, on which seeded deals (seed, hand size, count) and
+under which rules; ``measure()`` runs it (best of ``repeat`` runs, after one warm-up) and
+returns its rate, its moves per hand and, for a workload with a ``vs`` entry, the ratio
+against that other workload measured in the same run. ``python benchmarks/run_all.py``
+prints them all as one table. To add a target, append a ``Workload`` to ``WORKLOADS``
+(or a new ``kind`` to ``_RUNNERS``); names are stable identifiers, ``--only`` selects by
+prefix.
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+import ddz
+
+ONE_DECK = "3456789TJQKA2" * 4 + "BR"
+TWO_DECKS = "3456789TJQKA2" * 8 + "BBRR"
+
+# seeded random option sets (RULES.md §7) for the "random option combinations" targets
+RANDOM_OPTIONS = {
+    "random_a": ("classic", dict(single_kicker_rank_cap=4, kicker_may_share_main_rank=True,
+                                 kicker_pairs_distinct=False, rocket_as_kickers=True)),
+    "random_b": ("two_player", dict(single_kicker_rank_cap=3, kicker_pairs_distinct=False, four_with_two=False)),
+    "random_c": ("bengbu", dict(single_kicker_rank_cap=5, bengbu_four_with_two=True, kicker_may_share_main_rank=True,
+                                bengbu_trio_chain_order="cycle")),
+}
+
+
+def make_rules(name: str) -> ddz.Rules:
+    """A preset (``classic_openspiel``) or one of ``RANDOM_OPTIONS``."""
+    if name in RANDOM_OPTIONS:
+        variant, opts = RANDOM_OPTIONS[name]
+        return getattr(ddz.Rules, variant)(**opts)
+    return getattr(ddz.Rules, name)()
+
+
+def deals(decks: int, size: int, n: int, seed: int) -> List[str]:
+    rng = random.Random(seed)
+    cards = list(TWO_DECKS if decks == 2 else ONE_DECK)
+    out = []
+    for _ in range(n):
+        rng.shuffle(cards)
+        out.append("".join(cards[:size]))
+    return out
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    kind: str          # a key of _RUNNERS: what is timed
+    rules: str         # make_rules() name
+    hand_size: int = 20
+    hands: int = 20_000
+    seed: int = 2026
+    target: str = ""   # the issue's target, for the reader
+    vs: Optional[str] = None  # ratio = this rate / that workload's rate (same run)
+    issue: int = 9
+
+
+@dataclass
+class Result:
+    workload: Workload
+    rate: float            # hands (or games) per second
+    moves_per_hand: float  # distinct plays per hand (0 for simulate)
+    unit: str
+    ratio: Optional[float] = None
+    extra: Dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ns_per_move(self) -> Optional[float]:
+        return 1e9 / (self.rate * self.moves_per_hand) if self.moves_per_hand else None
+
+
+def _best(fn: Callable[[], object], repeat: int) -> float:
+    fn()  # warm-up: first-touch pages, lazy tables
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def _moves(r, hands) -> float:
+    return float(np.mean([ddz.count_moves(h, r) for h in hands[:2000]]))
+
+
+def _run_batch(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    r = make_rules(w.rules)
+    hands = deals(r.decks, w.hand_size, w.hands, w.seed)
+    words = ddz.hand_words(hands, r)
+    out = np.empty(int(_moves(r, hands) * 1.5 + 64) * len(hands) + 4096, dtype=np.uint64)
+    t = _best(lambda: ddz.legal_moves_batch(words, r, None, False, out), repeat)
+    off, _ = ddz.legal_moves_batch(words, r, None, False, out)
+    return len(hands) / t, off[-1] / len(hands), "hands/s"
+
+
+def _run_count(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    r = make_rules(w.rules)
+    hands = deals(r.decks, w.hand_size, w.hands, w.seed)
+    words = ddz.hand_words(hands, r)
+    t = _best(lambda: ddz.legal_moves_batch(words, r, None, True), repeat)
+    _, counts = ddz.legal_moves_batch(words, r, None, True)
+    return len(hands) / t, float(counts.mean()), "hands/s"
+
+
+def _per_call(fn_name: str):
+    def run(w: Workload, repeat: int) -> Tuple[float, float, str]:
+        r = make_rules(w.rules)
+        hands = [ddz.Cards(h, decks=r.decks) for h in deals(r.decks, w.hand_size, w.hands, w.seed)]
+        f = getattr(ddz, fn_name)
+        t = _best(lambda: [f(h, r) for h in hands], repeat)
+        return len(hands) / t, _moves(r, hands), "hands/s"
+    return run
+
+
+def _run_legal_actions(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    """PlayState.legal_actions() (action ids) on each hand's opening lead."""
+    r = make_rules(w.rules)
+    full = deals(r.decks, len(TWO_DECKS if r.decks == 2 else ONE_DECK), w.hands, w.seed)
+    hands = [d[:w.hand_size] for d in full]
+    rest = (len(full[0]) - w.hand_size) // (r.players - 1)
+    states = [ddz.PlayState([d[:w.hand_size]] + [d[w.hand_size + i * rest:w.hand_size + (i + 1) * rest]
+                                                  for i in range(r.players - 1)], 0, r) for d in full]
+    t = _best(lambda: [s.legal_actions() for s in states], repeat)
+    return len(hands) / t, _moves(r, hands), "hands/s"
+
+
+def _run_simulate(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    r = make_rules(w.rules)
+    t = _best(lambda: ddz.simulate(r, w.hands, "random", w.seed), repeat)
+    return w.hands / t, 0.0, "games/s"
+
+
+def _run_openspiel(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    """OpenSpiel's state.legal_actions() on states dealt, bid and played to the lead."""
+    from ddz import peers as P
+
+    if not P.OPENSPIEL.available():
+        raise RuntimeError("open_spiel is not installed")
+    hands = deals(1, w.hand_size, w.hands, w.seed)
+    states = [P.OPENSPIEL.lead_state(P.canon(h)) for h in hands]
+    t = _best(lambda: [s.legal_actions() for s in states], repeat)
+    plays = float(np.mean([len(P.OPENSPIEL.legal_plays(s)) for s in states[:500]]))
+    return len(hands) / t, plays, "hands/s"
+
+
+_RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
+    "batch": _run_batch,                  # legal_moves_batch into a reused out= buffer (GIL released)
+    "count": _run_count,                  # legal_moves_batch(count_only=True)
+    "array": _per_call("legal_moves_array"),   # one call per hand, numpy array
+    "moves": _per_call("legal_moves"),         # one call per hand, every Move object built
+    "legal_actions": _run_legal_actions,  # PlayState.legal_actions(), action ids
+    "simulate": _run_simulate,            # random self-play games, one thread
+    "openspiel": _run_openspiel,          # the peer, for ratios
+}
+
+WHAT = {
+    "batch": "legal_moves_batch into out= (leads)",
+    "count": "legal_moves_batch count_only (leads)",
+    "array": "legal_moves_array, one call per hand",
+    "moves": "legal_moves, every Move built",
+    "legal_actions": "PlayState.legal_actions() ids",
+    "simulate": "simulate random, 1 thread",
+    "openspiel": "OpenSpiel state.legal_actions()",
+}
+
+COMPAT = ("classic_openspiel", "classic_douzero", "classic_rlcard")
+
+
+def _registry() -> List[Workload]:
+    w: List[Workload] = []
+    w.append(Workload("openspiel.lead20", "openspiel", "classic_openspiel", hands=2000, target="(peer)"))
+    for rules in ("classic",) + COMPAT + ("two_player",):
+        w.append(Workload(f"gen.lead20.{rules}", "batch", rules, target="<= 2.0 ns/move (C++)"))
+    for rules in RANDOM_OPTIONS:
+        size = 33 if RANDOM_OPTIONS[rules][0] == "bengbu" else 20
+        w.append(Workload(f"gen.lead{size}.{rules}", "batch", rules, hand_size=size, hands=5000,
+                          target="<= 2.5 ns/move (C++)"))
+    w.append(Workload("gen.lead33.bengbu", "batch", "bengbu", hand_size=33, hands=5000, target="<= 2.5 ns/move (C++)"))
+    for rules in ("classic",) + COMPAT + ("two_player", "bengbu"):
+        size = 33 if rules == "bengbu" else 20
+        w.append(Workload(f"count.lead{size}.{rules}", "count", rules, hand_size=size,
+                          target=">= 20M hands/s, <= 0.6 ns/move"))
+    for rules in COMPAT:
+        w.append(Workload(f"batch.lead20.{rules}", "batch", rules,
+                          target=">= 5M hands/s" + (", >= 40x OpenSpiel" if rules == "classic_openspiel" else ""),
+                          vs="openspiel.lead20" if rules == "classic_openspiel" else None))
+    w.append(Workload("array.lead20.classic_openspiel", "array", "classic_openspiel", hands=5000,
+                      target=">= 12x OpenSpiel", vs="openspiel.lead20"))
+    w.append(Workload("moves.lead20.classic_openspiel", "moves", "classic_openspiel", hands=2000,
+                      target=">= 1.5x OpenSpiel", vs="openspiel.lead20"))
+    w.append(Workload("actions.lead20.classic_openspiel", "legal_actions", "classic_openspiel", hands=2000,
+                      target=">= 1.5x OpenSpiel", vs="openspiel.lead20"))
+    for rules in ("classic",) + COMPAT:
+        w.append(Workload(f"simulate.random.{rules}", "simulate", rules, hands=20_000,
+                          target=">= 250k games/s" if rules != "classic" else "(reference)"))
+    return w
+
+
+WORKLOADS: List[Workload] = _registry()
+
+
+def measure(workloads: List[Workload], repeat: int = 3, scale: float = 1.0) -> List[Result]:
+    """Run each workload (hands scaled by ``scale``); ratios use the rates of this run."""
+    results: Dict[str, Result] = {}
+    for w in workloads:
+        if scale != 1.0:
+            w = Workload(**{**w.__dict__, "hands": max(10, int(w.hands * scale))})
+        try:
+            rate, mph, unit = _RUNNERS[w.kind](w, repeat)
+        except RuntimeError as e:  # a peer that is not installed
+            print(f"skip {w.name}: {e}")
+            continue
+        results[w.name] = Result(w, rate, mph, unit)
+    for res in results.values():
+        if res.workload.vs and res.workload.vs in results:
+            res.ratio = res.rate / results[res.workload.vs].rate
+    return list(results.values())
