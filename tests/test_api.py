@@ -346,3 +346,18 @@ def test_move_objects_survive_reuse_of_their_memory():
     assert out[0] == keep and type(out[0][0]) is ddz.Move
     with pytest.raises(TypeError):
         ddz.Move()
+
+
+def test_help_shows_real_signatures():
+    """help() names what each argument should be (not pybind11's 'handle' or 'object')."""
+    for f, want in ((ddz.legal_moves, "hand: str | ddz.Cards, rules: ddz.Rules, prev: str | ddz.Move | None = None"),
+                    (ddz.count_moves, "hand: str | ddz.Cards"), (ddz.decode, "encoded: int, rules: ddz.Rules"),
+                    (ddz.deal, "rules: ddz.Rules, seed: int, game: int = 0"),
+                    (ddz.PlayState.apply, "action: ddz.Move | int | str"),
+                    (ddz.PlayState.__init__, "hands: Sequence[str | ddz.Cards], landlord: int, rules: ddz.Rules")):
+        assert want in f.__doc__.split("\n")[0], (f, f.__doc__.split("\n")[0])
+        assert len(f.__doc__.strip().split("\n")) > 1, f"{f} has no description"
+    for name in ddz.__all__:
+        obj = getattr(ddz, name)
+        if callable(obj) and not isinstance(obj, type(ddz)):
+            assert obj.__doc__ and "handle" not in obj.__doc__.split("\n")[0], name

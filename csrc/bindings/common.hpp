@@ -63,6 +63,32 @@ inline py::object illegal_object(py::handle type, const std::string& msg, Illega
   return inst;
 }
 
+/// Argument types for signatures: each accepts any Python object (the binding checks it and
+/// raises the engine's own errors, never pybind11's TypeError), and names in help() and
+/// __doc__ what the argument should be.
+inline int any_object(PyObject*) { return 1; }
+#define DDZ_ARG_HINT(Name, Hint)                                                   \
+  struct Name : py::object {                                                        \
+    PYBIND11_OBJECT_DEFAULT(Name, py::object, any_object)                           \
+  };                                                                                \
+  namespace pybind11 { namespace detail {                                           \
+  template <> struct handle_type_name<::Name> { static constexpr auto name = const_name(Hint); }; \
+  } }
+DDZ_ARG_HINT(HandArg, "str | ddz.Cards")
+DDZ_ARG_HINT(HandsArg, "Sequence[str | ddz.Cards] | numpy.ndarray")
+DDZ_ARG_HINT(HandListArg, "Sequence[str | ddz.Cards]")
+DDZ_ARG_HINT(PrevArg, "str | ddz.Move | None")
+DDZ_ARG_HINT(PrevsArg, "Sequence[str | ddz.Move | None] | numpy.ndarray | None")
+DDZ_ARG_HINT(RulesArg, "ddz.Rules")
+DDZ_ARG_HINT(IntArg, "int")
+DDZ_ARG_HINT(BoolArg, "bool")
+DDZ_ARG_HINT(StrArg, "str")
+DDZ_ARG_HINT(CardsInit, "str | ddz.Cards")
+DDZ_ARG_HINT(OutArg, "numpy.ndarray | None")
+DDZ_ARG_HINT(ActionArg, "ddz.Move | int | str")
+DDZ_ARG_HINT(LimitsArg, "Sequence[int | None] | None")
+#undef DDZ_ARG_HINT
+
 /// A user's input quoted in a message, cut so that a huge input gives a short message.
 inline std::string shown(const std::string& s, size_t max = 48) {
   if (s.size() <= max) return s;

@@ -89,7 +89,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
 
   // ---- Cards ----
   py::class_<CardsObj>(m, "Cards", "A multiset of cards by rank (suits ignored), docs/rules.md §1.")
-      .def(py::init([](py::handle s, py::handle decks_arg) {
+      .def(py::init([](CardsInit s, IntArg decks_arg) {
              int decks = int(int_arg(decks_arg, "decks", 1, 2));
              if (py::isinstance<CardsObj>(s)) {
                CardsObj c = s.cast<CardsObj>();
@@ -119,7 +119,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
           "Cards from a rank-count word (15 nibbles, nibble r = copies of rank v=r).")
       .def_property_readonly("word", [](const CardsObj& c) { return c.c; }, "the rank-count word (15 nibbles)")
       .def_property_readonly("decks", [](const CardsObj& c) { return c.decks; })
-      .def("count", [](const CardsObj& c, py::handle rank) {
+      .def("count", [](const CardsObj& c, StrArg rank) {
             if (!py::isinstance<py::str>(rank)) throw CardTypeError("a rank is a one-character str, not " + type_name(rank));
             std::string ch = text_arg(rank, "rank");
             if (ch.size() != 1 || rank_of_char(ch[0]) < 0)
@@ -204,7 +204,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
             if (!u.empty()) std::memcpy(a.mutable_data(), u.data(), u.size() * 8);
             return a;
           }, "The action space as encoded moves; index = id.")
-      .def("move_from_id", [](RulesPtr rp, py::handle id_arg) {
+      .def("move_from_id", [](RulesPtr rp, IntArg id_arg) {
             const std::vector<Enc>& u = rp->plays();
             long long id = action_id_arg(id_arg, int(u.size()));
             if (size_t(id) == u.size()) return make_move(rp, kPassEnc);
@@ -230,7 +230,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   register_move(m);
 
   // ---- functions ----
-  m.def("classify", [](py::handle cards, py::handle rules) -> py::object {
+  m.def("classify", [](HandArg cards, RulesArg rules) -> py::object {
         RulesPtr rp = rules_arg(rules);
         Counts c = hand_arg(cards, *rp, "cards");
         Interp it = classify(rp->r, c);
@@ -239,7 +239,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       }, py::arg("cards"), py::arg("rules"),
       "The lead reading of `cards` (docs/rules.md §4–§2.0.4), or None if it is no legal combination.");
 
-  m.def("legal_moves", [](py::handle hand, py::handle rules, py::handle prev) {
+  m.def("legal_moves", [](HandArg hand, RulesArg rules, PrevArg prev) {
         RulesPtr rp = rules_arg(rules);
         Counts h = hand_arg(hand, *rp, "hand");
         Interp top;
@@ -254,15 +254,16 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       }, py::arg("hand"), py::arg("rules"), py::arg("prev") = py::none(),
       "Leads (prev=None) or the plays that beat prev; each distinct play once; pass not listed.");
 
-  m.def("count_moves", [](py::handle hand, py::handle rules, py::handle prev) {
+  m.def("count_moves", [](HandArg hand, RulesArg rules, PrevArg prev) {
         RulesPtr rp = rules_arg(rules);
         Counts h = hand_arg(hand, *rp, "hand");
         Interp top;
         bool f = prev_arg(prev, rp, top);
         return count(rp->r, h, f ? &top : nullptr);
-      }, py::arg("hand"), py::arg("rules"), py::arg("prev") = py::none());
+      }, py::arg("hand"), py::arg("rules"), py::arg("prev") = py::none(),
+      "The number of plays legal_moves(hand, rules, prev) lists, counted in closed form (nothing built).");
 
-  m.def("legal_moves_array", [](py::handle hand, py::handle rules, py::handle prev) {
+  m.def("legal_moves_array", [](HandArg hand, RulesArg rules, PrevArg prev) {
         RulesPtr rp = rules_arg(rules);
         Counts h = hand_arg(hand, *rp, "hand");
         Interp top;
@@ -276,7 +277,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       }, py::arg("hand"), py::arg("rules"), py::arg("prev") = py::none(),
       "legal_moves as a numpy uint64 array of encoded moves (see README: encoding).");
 
-  m.def("hand_words", [](py::handle hands, py::handle rules) {
+  m.def("hand_words", [](HandsArg hands, RulesArg rules) {
         RulesPtr rp = rules_arg(rules);
         std::vector<uint64_t> v;
         for_each_item(hands, "hands", [&](py::handle h, size_t) { v.push_back(hand_arg(h, *rp, "hand")); });
@@ -285,8 +286,8 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
         return a;
       }, py::arg("hands"), py::arg("rules"), "Parse many hands into rank-count words (uint64).");
 
-  m.def("legal_moves_batch", [](py::handle hands, py::handle rules, py::handle prevs, py::handle count_only_arg,
-                                py::handle out) {
+  m.def("legal_moves_batch", [](HandsArg hands, RulesArg rules, PrevsArg prevs, BoolArg count_only_arg,
+                                OutArg out) {
         RulesPtr rp = rules_arg(rules);
         bool count_only = bool_arg(count_only_arg, "count_only");
         std::vector<uint64_t> words;
@@ -371,7 +372,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       "calls) the moves are written into it and a view is returned when they fit with 256 entries to spare (a fresh "
       "array otherwise). count_only=True returns (offsets, counts) and stores nothing.");
 
-  m.def("decode", [](py::handle encoded, py::handle rules) {
+  m.def("decode", [](IntArg encoded, RulesArg rules) {
         RulesPtr rp = rules_arg(rules);
         if (!PyLong_Check(encoded.ptr()) || PyBool_Check(encoded.ptr()))
           throw MoveTypeError("an encoded move is an int, not " + type_name(encoded));
@@ -386,10 +387,11 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       }, py::arg("encoded"), py::arg("rules"), "The Move of an encoded move (MoveError if it is no legal play).");
 
   m.def("dispatch_level", &dispatch_level, "0 = portable scalar code, 1 = AVX2/BMI2 code (x86-64)");
-  m.def("set_dispatch_level", [](py::handle level) { set_dispatch_level(int(int_arg(level, "level", 0, 1))); },
+  m.def("set_dispatch_level", [](IntArg level) { set_dispatch_level(int(int_arg(level, "level", 0, 1))); },
         py::arg("level"),
         "Force the scalar path (0) or the fastest the CPU supports (1).");
-  m.def("cpu_has_fast_isa", &cpu_has_fast_isa);
+  m.def("cpu_has_fast_isa", &cpu_has_fast_isa,
+        "True when this CPU runs the AVX2/BMI2 generator (x86-64 with AVX2, BMI2 and POPCNT).");
 
   register_play(m);
   register_solver(m);

@@ -175,7 +175,7 @@ void register_play(py::module_& m) {
   py::class_<PlayStateObj>(m, "PlayState",
                            "The play phase of one hand (docs/rules.md §3): tricks, passes, bombs, the end of the "
                            "hand. A fixed-size value with an undo log shared by its clones; pickles and deep-copies.")
-      .def(py::init([](py::handle hands, py::handle landlord_arg, py::handle rules, py::handle bomb_limits) {
+      .def(py::init([](HandListArg hands, IntArg landlord_arg, RulesArg rules, LimitsArg bomb_limits) {
              RulesPtr rp = rules_arg(rules);
              const Rules& r = rp->r;
              const int n = r.players();
@@ -218,12 +218,14 @@ void register_play(py::module_& m) {
              }
              return PlayStateObj{rp, start_play(n, hs, landlord, limits), {}};
            }),
-           py::arg("hands"), py::arg("landlord"), py::arg("rules"), py::arg("bomb_limits") = py::none())
+           py::arg("hands"), py::arg("landlord"), py::arg("rules"), py::arg("bomb_limits") = py::none(),
+           "The play phase from its start: one hand per seat (together within the decks), the landlord, who "
+           "leads, and BENGBU4 bomb limits (plays allowed per seat, None = unlimited; docs/rules.md §8).")
       .def_property_readonly("rules", [](const PlayStateObj& P) { return P.rules; })
       .def_property_readonly("num_players", [](const PlayStateObj& P) { return int(P.s.n); })
       .def_property_readonly("landlord", [](const PlayStateObj& P) { return int(P.s.landlord); })
       .def_property_readonly("current_seat", [](const PlayStateObj& P) { return int(P.s.seat); })
-      .def("hand", [](const PlayStateObj& P, py::handle seat_h) {
+      .def("hand", [](const PlayStateObj& P, IntArg seat_h) {
             int seat = seat_arg(P, seat_h);
             return CardsObj{P.s.hand[seat], P.rules->decks()};
           }, py::arg("seat"))
@@ -232,7 +234,7 @@ void register_play(py::module_& m) {
             for (int i = 0; i < P.s.n; ++i) l.append(CardsObj{P.s.hand[i], P.rules->decks()});
             return l;
           })
-      .def("cards_left", [](const PlayStateObj& P, py::handle seat_h) {
+      .def("cards_left", [](const PlayStateObj& P, IntArg seat_h) {
             int seat = seat_arg(P, seat_h);
             return total_cards(P.s.hand[seat]);
           }, py::arg("seat"))
@@ -248,7 +250,7 @@ void register_play(py::module_& m) {
           }, "'landlord' or 'farmers' once the hand is over, else None")
       .def_property_readonly("spring", [](const PlayStateObj& P) { return P.s.spring(P.rules->r); })
       .def_property_readonly("anti_spring", [](const PlayStateObj& P) { return P.s.anti_spring(P.rules->r); })
-      .def("bombs_played", [](const PlayStateObj& P, py::handle seat_h) {
+      .def("bombs_played", [](const PlayStateObj& P, IntArg seat_h) {
             int seat = seat_arg(P, seat_h);
             return int(P.s.bombs[seat]);
           }, py::arg("seat"), "bomb-class plays of a seat (ROCKET and JOKER_BOMB included)")
@@ -262,11 +264,11 @@ void register_play(py::module_& m) {
       .def_property_readonly("rockets", [](const PlayStateObj& P) {
             return int(P.s.kind_plays[ROCKET] + P.s.kind_plays[JOKER_BOMB]);
           }, "ROCKET plays (one deck) or JOKER_BOMB plays (two decks)")
-      .def("plays_made", [](const PlayStateObj& P, py::handle seat_h) {
+      .def("plays_made", [](const PlayStateObj& P, IntArg seat_h) {
             int seat = seat_arg(P, seat_h);
             return int(P.s.plays[seat]);
           }, py::arg("seat"), "non-pass plays of a seat")
-      .def("missiles", [](const PlayStateObj& P, py::handle seat_h) {
+      .def("missiles", [](const PlayStateObj& P, IntArg seat_h) {
             int seat = seat_arg(P, seat_h);
             return int(P.s.missiles[seat]);
           }, py::arg("seat"), "BENGBU4 missile units: BOMB7, BOMB8 and JOKER_BOMB plays made whole (§2.3.7)")
@@ -308,7 +310,7 @@ void register_play(py::module_& m) {
             legal_actions(P.rules->r, P.s, b);
             return to_array(b);
           }, "legal_moves() encoded (uint64; PASS is Kind.PASS << 56)")
-      .def("apply", [](PlayStateObj& P, py::handle action) {
+      .def("apply", [](PlayStateObj& P, ActionArg action) {
             Counts cards = 0;
             int kind = -1;
             bool play = action_arg(P, action, cards, kind);
@@ -322,7 +324,7 @@ void register_play(py::module_& m) {
           }, py::arg("action"),
           "Plays a Move, an action id, a str of cards ('33344456', 'PLAY 33344456') or 'PASS' for the seat to "
           "act; returns the Move applied. An illegal action raises ddz.IllegalAction and changes nothing.")
-      .def("check", [](PlayStateObj& P, py::handle action) {
+      .def("check", [](PlayStateObj& P, ActionArg action) {
             Enc e = 0;
             Counts cards = 0;
             bool play = false;
@@ -331,7 +333,7 @@ void register_play(py::module_& m) {
           }, py::arg("action"),
           "None when apply(action) would succeed, otherwise the ddz.IllegalAction it would raise (not raised; "
           "its .code says why: a malformed action is MALFORMED). Changes nothing.")
-      .def("can_apply", [](PlayStateObj& P, py::handle action) {
+      .def("can_apply", [](PlayStateObj& P, ActionArg action) {
             Enc e = 0;
             Counts cards = 0;
             bool play = false;
@@ -402,7 +404,7 @@ void register_play(py::module_& m) {
         return obj;
       }, "Rebuilds a pickled PlayState (its start and its encoded actions).");
 
-  m.def("deal", [](py::handle rules, py::handle seed_arg, py::handle game_arg) {
+  m.def("deal", [](RulesArg rules, IntArg seed_arg, IntArg game_arg) {
         RulesPtr rp = rules_arg(rules);
         uint64_t seed = u64_arg(seed_arg, "seed"), game = u64_arg(game_arg, "game");
         Counts hands[4];

@@ -52,4 +52,4 @@ __all__ = [
 
 PASS = "PASS"  # the pass action token, accepted by PlayState.apply (as is a PASS Move or Rules.pass_id)
 
-Kind.__str__ = lambda self: self.name  # type: ignore[method-assign]  # 'BOMB', not '12'
+Kind.__str__ = lambda self: self.name  # type: ignore[method-assign,attr-defined]  # 'BOMB', not '12'

@@ -71,5 +71,5 @@ for _cls in (ArgumentError, ArgumentTypeError, CardError, CardTypeError, DdzErro
     _cls.__module__ = "ddz"
 del _cls
 IllegalCode.__module__ = "ddz"
-IllegalCode.__str__ = lambda self: self.name  # type: ignore[method-assign]  # 'NOT_HELD', not '3'
+IllegalCode.__str__ = lambda self: self.name  # type: ignore[method-assign,attr-defined]  # 'NOT_HELD', not '3'
 
