@@ -129,10 +129,12 @@ std::string illegal_message(const PlayStateObj& P, Illegal why, Counts cards, in
   throw IllegalActionError(illegal_message(P, why, cards, kind, reading), why);
 }
 
-/// Checks an action without applying it: fills `e` (the encoded action) and returns None,
-/// or returns the IllegalAction object apply() would raise (malformed cards included, as
-/// MALFORMED).
-py::object check_obj(PlayStateObj& P, py::handle action, Enc& e, Counts& cards, bool& play, Interp& reading) {
+/// Checks an action without applying it: None, or the IllegalAction object apply() would
+/// raise (malformed cards included, as MALFORMED).
+py::object check_obj(PlayStateObj& P, py::handle action) {
+  Counts cards = 0;
+  bool play = false;
+  Interp reading;
   int kind = -1;
   try {
     play = action_arg(P, action, cards, kind);
@@ -145,8 +147,13 @@ py::object check_obj(PlayStateObj& P, py::handle action, Enc& e, Counts& cards, 
   }
   Illegal why = check_action(P.rules->r, P.s, cards, !play, kind, reading);
   if (why != Illegal::None) return illegal_object(g_illegal_type, illegal_message(P, why, cards, kind, reading), why);
-  e = play ? encode(cards, reading.kind) : kPassEnc;
   return py::none();
+}
+
+/// Applies a checked action (`e` its encoding, kPassEnc for a pass), logging the state before it.
+void push_action(PlayStateObj& P, Enc e, Counts cards, bool pass, const Interp& reading) {
+  P.log = std::make_shared<const LogNode>(LogNode{P.s.seat, e, P.s, P.log, uint32_t(P.log_size() + 1)});
+  apply_action(P.rules->r, P.s, cards, pass, reading);
 }
 
 py::object top_obj(const PlayStateObj& P) {
@@ -318,28 +325,16 @@ void register_play(py::module_& m) {
             Illegal why = check_action(P.rules->r, P.s, cards, !play, kind, reading);
             if (why != Illegal::None) raise_illegal(P, why, cards, kind, reading);
             Enc e = play ? encode(cards, reading.kind) : kPassEnc;
-            P.log = std::make_shared<const LogNode>(LogNode{P.s.seat, e, P.s, P.log, uint32_t(P.log_size() + 1)});
-            apply_action(P.rules->r, P.s, cards, !play, reading);
+            push_action(P, e, cards, !play, reading);
             return make_move(P.rules, e);
           }, py::arg("action"),
           "Plays a Move, an action id, a str of cards ('33344456', 'PLAY 33344456') or 'PASS' for the seat to "
           "act; returns the Move applied. An illegal action raises ddz.IllegalAction and changes nothing.")
-      .def("check", [](PlayStateObj& P, ActionArg action) {
-            Enc e = 0;
-            Counts cards = 0;
-            bool play = false;
-            Interp reading;
-            return check_obj(P, action, e, cards, play, reading);
-          }, py::arg("action"),
+      .def("check", [](PlayStateObj& P, ActionArg action) { return check_obj(P, action); }, py::arg("action"),
           "None when apply(action) would succeed, otherwise the ddz.IllegalAction it would raise (not raised; "
           "its .code says why: a malformed action is MALFORMED). Changes nothing.")
-      .def("can_apply", [](PlayStateObj& P, ActionArg action) {
-            Enc e = 0;
-            Counts cards = 0;
-            bool play = false;
-            Interp reading;
-            return check_obj(P, action, e, cards, play, reading).is_none();
-          }, py::arg("action"), "check(action) is None.")
+      .def("can_apply", [](PlayStateObj& P, ActionArg action) { return check_obj(P, action).is_none(); },
+           py::arg("action"), "check(action) is None.")
       .def("undo", [](PlayStateObj& P) {
             if (!P.log)
               throw IllegalActionError("nothing to undo: no action has been applied", Illegal::NothingToUndo);
@@ -397,9 +392,7 @@ void register_play(py::module_& m) {
           if (why != Illegal::None)
             throw ArgumentError("pickled play state: action " + std::to_string(i) + " does not replay (" +
                                 illegal_message(P, why, cards, enc_kind(e), reading) + ")");
-          P.log = std::make_shared<const LogNode>(LogNode{P.s.seat, pass ? kPassEnc : encode(cards, reading.kind),
-                                                          P.s, P.log, uint32_t(P.log_size() + 1)});
-          apply_action(P.rules->r, P.s, cards, pass, reading);
+          push_action(P, pass ? kPassEnc : encode(cards, reading.kind), cards, pass, reading);
         });
         return obj;
       }, "Rebuilds a pickled PlayState (its start and its encoded actions).");
