@@ -19,8 +19,8 @@ the same draws.
     python benchmarks/searchbot_match.py --opponent rlcard --deals 2000 --budget 0.02
     python benchmarks/searchbot_match.py --merge a.json b.json   # pool runs written with --out
 
-With ``--out`` the per-deal outcomes are written every 50 deals as well as at the end, so
-an interrupted run keeps the deals it finished.
+With ``--out`` the per-deal outcomes are rewritten after every deal, so an interrupted run
+keeps the deals it finished.
 """
 from __future__ import annotations
 
@@ -148,13 +148,11 @@ def main(argv: List[str]) -> int:
         base.append(play(rules, seed, lambda ll: [], a.budget, d, a.opponent))
         as_landlord.append(play(rules, seed, lambda ll: [ll], a.budget, d, a.opponent))
         as_farmers.append(play(rules, seed, lambda ll: [s for s in range(n) if s != ll], a.budget, d, a.opponent))
-        if (d + 1) % 50 == 0:
-            save()
+        save()
     secs = time.perf_counter() - t0
     print(f"{variant}: {len(base)} duplicate deals, SearchBot {a.budget * 1e3:g} ms per decision against "
           f"{OPPONENTS[a.opponent]}, {secs:.0f} s")
     report(base, as_landlord, as_farmers, a.opponent)
-    save()
     return 0
 
 
