@@ -26,7 +26,7 @@ from __future__ import annotations
 import collections
 import itertools
 import types
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ._rules import Rules
 from .bots import Bot
@@ -387,7 +387,7 @@ def _raw_observation(obs: Dict[str, Any]) -> Dict[str, Any]:
 _TYPE_POSITIONS: Dict[str, Dict[str, Tuple[int, int]]] = {}
 
 
-def _answer_order(target: str):
+def _answer_order(target: str) -> Callable[[str], Tuple[int, int]]:
     """A sort key putting answers to ``target`` in the order RLCard's ``get_gt_cards`` lists
     them (the agent takes the first of equal rank, so the order decides its choice): by the
     target's card types (then rocket, then bomb), each in the order of RLCard's
