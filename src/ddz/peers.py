@@ -12,7 +12,11 @@ Adapters (module-level singletons):
 
 Each exposes ``available()``, ``leads(hand)``, ``follows(hand, prev)`` and
 ``universe()``; some expose more (raw generator output, action ids, states prepared for
-benchmarks). Nothing here imports ``ddz``: these are the peers' own answers.
+benchmarks). The adapters use nothing of ``ddz``: these are the peers' own answers.
+
+``RLCardRuleBot`` is the other way round: a ``ddz.bots.Bot`` that seats RLCard's rule agent
+(``DouDizhuRuleAgentV1``) at a ``ddz.Game`` under ``Rules.classic_rlcard()``, for matches.
+Importing this module imports no peer; each peer is imported when first used.
 
 Running ``python -m ddz.peers`` prints the peers' universes and re-checks every row of
 the PEERS.md "Rules that differ" table against the installed peers.
@@ -22,6 +26,11 @@ from __future__ import annotations
 import collections
 import itertools
 import types
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from ._rules import Rules
+from .bots import Bot
+from .errors import ArgumentError, IllegalCode, illegal, shown
 
 ORDER = "3456789TJQKA2BR"
 V = {c: i for i, c in enumerate(ORDER)}
@@ -272,6 +281,141 @@ class RLCardPeer(_Peer):
 
     def card_types(self, play: str):
         return self._load().utils.CARD_TYPE[0].get(canon(play))
+
+
+def fixed_auction_action(legal: List[str]) -> str:
+    """The auction of the duplicate-deal matches: the first bidder calls (or bids 3), nobody
+    robs, shows, turns over or doubles, so the landlord is fixed by the deal and the seat it
+    was dealt."""
+    for token in ("NORMAL_START", "CALL", "BID3", "NO_ROB", "NO_SHOW", "NO_FANSHEN", "NO_YAPO", "CLOSED"):
+        if token in legal:
+            return token
+    return legal[0]
+
+
+def _play_ranks(token: str) -> str:
+    """'PLAY 7s 7h' or 'PLAY 77' -> '77' (RLCard's notation: ranks in rank order)."""
+    body = token[5:]
+    return canon(c[0] for c in body.split()) if " " in body or any(ch in "shcd" for ch in body) else canon(body)
+
+
+class RLCardRuleBot(Bot):
+    """RLCard 1.2.0's rule agent ``DouDizhuRuleAgentV1`` playing a seat of a ``ddz.Game``.
+
+    Only under ``Rules.classic_rlcard()`` (RLCard's rules: its plays are exactly the legal
+    ones; any other rules raise ``ArgumentError``). At each play decision the seat's
+    ``game.observation(seat)`` is turned into the raw observation RLCard's ``DoudizhuEnv``
+    would give the agent (``raw_observation``), and the agent's answer is mapped back to a
+    ddz token (a play's rank string, ``'pass'`` -> ``PASS``). In the auction it plays
+    ``fixed_auction_action``. The agent draws from NumPy's global generator when it cannot
+    follow; the bot lends it its own ``RandomState(seed)`` for each decision and puts the
+    global state back, so a bot is reproducible and leaves other NumPy users alone.
+    """
+
+    _RULES: Optional[Rules] = None
+
+    def __init__(self, seed: int = 0) -> None:
+        import numpy as np
+        from rlcard.models.doudizhu_rule_models import DouDizhuRuleAgentV1
+
+        self._np = np
+        self._agent = DouDizhuRuleAgentV1()
+        self._rng = np.random.RandomState(seed)
+
+    def act(self, game: Any, seat: int) -> str:
+        obs = self._observation(game, seat)
+        legal: List[str] = obs["legal_actions"]
+        if obs["phase"] != "PLAY":
+            return fixed_auction_action(legal)
+        raw = _raw_observation(obs)
+        np = self._np
+        saved = np.random.get_state()
+        np.random.set_state(self._rng.get_state())
+        try:
+            action = self._agent.step({"raw_obs": raw})
+        finally:
+            self._rng.set_state(np.random.get_state())
+            np.random.set_state(saved)
+        token = "PASS" if action == "pass" else f"PLAY {canon(action)}" if isinstance(action, str) else None
+        if token not in legal:
+            raise illegal(IllegalCode.NOT_OFFERED,
+                          f"RLCard's rule agent chose {shown(action)}, which is not legal for seat {seat} here")
+        return token
+
+    def raw_observation(self, game: Any, seat: int) -> Dict[str, Any]:
+        """What the agent reads of RLCard's raw observation, for ``seat`` at a play decision:
+        ``trace`` (the plays so far as (player, rank string or 'pass')), ``current_hand``
+        (rank string), ``actions`` (the legal plays as rank strings, 'pass' first when
+        legal, in RLCard's order when answering a play), ``landlord`` and ``self``. RLCard
+        numbers the players from the landlord (player 0) in the order of play."""
+        obs = self._observation(game, seat)
+        if obs["phase"] != "PLAY":
+            raise ArgumentError(f"seat {seat} is not at a play decision (phase {obs['phase']})")
+        return _raw_observation(obs)
+
+    @classmethod
+    def _observation(cls, game: Any, seat: int) -> Dict[str, Any]:
+        if cls._RULES is None:
+            cls._RULES = Rules.classic_rlcard()
+        if game.rules != cls._RULES:
+            raise ArgumentError(f"RLCardRuleBot plays only under Rules.classic_rlcard() (RLCard's rules), "
+                                f"not {shown(game.rules)}")
+        obs = game.observation(seat)
+        if not obs["legal_actions"]:
+            raise ArgumentError(f"seat {seat} has no decision to make now")
+        return obs
+
+
+def _raw_observation(obs: Dict[str, Any]) -> Dict[str, Any]:
+    n = len(obs["cards_left"])
+    landlord = obs["landlord"]
+
+    def player(seat: int) -> int:
+        return (seat - landlord) % n
+
+    trace = [(player(s), "pass" if t == "PASS" else _play_ranks(t))
+             for s, t in obs["history"] if t == "PASS" or t.startswith("PLAY ")]
+    plays = [canon(t[5:]) for t in obs["legal_actions"] if t != "PASS"]
+    if "PASS" in obs["legal_actions"]:
+        actions = ["pass"] + sorted(plays, key=_answer_order(canon(obs["top"][1])))
+    else:
+        actions = plays
+    return {"trace": trace, "current_hand": canon(obs["hand"]), "actions": actions,
+            "landlord": 0, "self": player(obs["seat"])}
+
+
+_TYPE_POSITIONS: Dict[str, Dict[str, Tuple[int, int]]] = {}
+
+
+def _answer_order(target: str) -> Callable[[str], Tuple[int, int]]:
+    """A sort key putting answers to ``target`` in the order RLCard's ``get_gt_cards`` lists
+    them (the agent takes the first of equal rank, so the order decides its choice): by the
+    target's card types (then rocket, then bomb), each in the order of RLCard's
+    ``TYPE_CARD`` table, an answer where it first qualifies. An answer RLCard would not list
+    goes last."""
+    utils = RLCARD._load().utils
+    if not _TYPE_POSITIONS:
+        for card_type, by_weight in utils.TYPE_CARD.items():
+            pos: Dict[str, Tuple[int, int]] = {}
+            for weight, cards_list in by_weight.items():
+                for cards in cards_list:
+                    pos.setdefault(cards, (len(pos), int(weight)))
+            _TYPE_POSITIONS[card_type] = pos
+    types_: Dict[str, int] = {}
+    for card_type, weight in utils.CARD_TYPE[0][target]:
+        types_.setdefault(card_type, int(weight))
+    types_.setdefault("rocket", -1)
+    types_.setdefault("bomb", -1)
+    order = list(types_.items())
+
+    def key(cards: str) -> Tuple[int, int]:
+        for i, (card_type, weight) in enumerate(order):
+            p = _TYPE_POSITIONS[card_type].get(cards)
+            if p is not None and p[1] > weight:
+                return (i, p[0])
+        return (len(order), 0)
+
+    return key
 
 
 # --------------------------------------------------------------------------- open_spiel
