@@ -393,6 +393,15 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.def("cpu_has_fast_isa", &cpu_has_fast_isa,
         "True when this CPU runs the AVX2/BMI2 generator (x86-64 with AVX2, BMI2 and POPCNT).");
 
+  m.def("variant_layouts", [] {
+        py::list out;
+        for (const Layout& l : kLayouts)
+          out.append(py::dict(py::arg("name") = l.name, py::arg("players") = l.players, py::arg("decks") = l.decks,
+                              py::arg("hand") = l.hand, py::arg("kitty") = l.kitty, py::arg("aside") = l.aside,
+                              py::arg("max_hand") = l.max_hand));
+        return out;
+      },
+      "The table layout of each variant, in variant-id order (ddz.variants reads it).");
   register_play(m);
   register_solver(m);
   register_sample(m);

@@ -151,8 +151,8 @@ void deal_game(const Rules& r, uint64_t seed, uint64_t game, Counts* hands, int&
     deck[i] = deck[j];
     deck[j] = t;
   }
-  const int each = r.variant == 0 ? 17 : r.variant == 1 ? 20 : 25;
-  const int kitty = r.variant == 2 ? 8 : 3;
+  const int each = r.layout().hand;
+  const int kitty = r.layout().kitty;
   landlord = int(g.below(uint32_t(n)));
   int k = 0;
   for (int p = 0; p < n; ++p) {

@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ._core import CardError, Cards, IllegalAction, Kind, Move, PlayState
 from ._rules import Rules
 from .cards import RANKS, card_name, card_rank, deck_ids, parse_card_names, ranks_of
+from .variants import VARIANT
 from .errors import ArgumentError, ArgumentTypeError, DdzError, IllegalCode, illegal, shown
 
 __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_factor"]
@@ -26,9 +27,6 @@ __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_facto
 RECORD_FORMAT = "ddz-game"
 RECORD_VERSION = 1
 
-_HAND_SIZE = {"classic": 17, "two_player": 20, "bengbu": 25}
-_KITTY_SIZE = {"classic": 3, "two_player": 3, "bengbu": 8}
-_ASIDE_SIZE = {"classic": 0, "two_player": 11, "bengbu": 0}
 
 
 @dataclass(frozen=True)
@@ -64,14 +62,6 @@ def kitty_factor(kitty: str, combine: str = "product") -> int:
     rank_part = 2 if any(v == 3 for v in c.values()) or c["2"] == 2 else 1
     return joker_part * rank_part if combine == "product" else max(joker_part, rank_part)
 
-
-# Every decision token of each variant (docs/rules.md §1), to tell a token offered in another
-# phase (NOT_OFFERED) from an action of the wrong phase (WRONG_PHASE) or no action at all.
-_DECISIONS = {
-    "classic": {"CALL", "NO_CALL", "ROB", "NO_ROB", "SHOW", "NO_SHOW"},
-    "two_player": {"SHOW_START", "NORMAL_START", "CALL", "NO_CALL", "FANSHEN", "NO_FANSHEN", "YAPO", "NO_YAPO"},
-    "bengbu": {"NO_CALL", "BID1", "BID2", "BID3", "GRAB", "OPEN", "CLOSED"},
-}
 
 
 def _is_play_form(action: Any) -> bool:
@@ -169,14 +159,14 @@ class Game:
         dealt = []
         for i, h in enumerate(hands):
             ids = take(h, f"hand of seat {i}")
-            if len(ids) != _HAND_SIZE[v]:
-                raise ArgumentError(f"seat {i} must be dealt {_HAND_SIZE[v]} cards, got {len(ids)}")
+            if len(ids) != VARIANT[v].hand:
+                raise ArgumentError(f"seat {i} must be dealt {VARIANT[v].hand} cards, got {len(ids)}")
             dealt.append(ids)
         rest = sorted(c for ids in pool.values() for c in ids)
         if kitty is not None:
             kit = take(kitty, "the kitty")
-            if len(kit) != _KITTY_SIZE[v]:
-                raise ArgumentError(f"the kitty holds {_KITTY_SIZE[v]} cards, got {len(kit)}")
+            if len(kit) != VARIANT[v].kitty:
+                raise ArgumentError(f"the kitty holds {VARIANT[v].kitty} cards, got {len(kit)}")
         elif v == "two_player":
             kit = take(ranks_of(rng.sample(rest, 3)), "the kitty")
         else:
@@ -208,11 +198,11 @@ class Game:
         ids = deck_ids(self._decks)
         rng.shuffle(ids)
         v = self._variant
-        k = _HAND_SIZE[v]
+        k = VARIANT[v].hand
         hands = [sorted(ids[i * k:(i + 1) * k]) for i in range(self._n)]
         off = self._n * k
-        kit = sorted(ids[off:off + _KITTY_SIZE[v]])
-        aside = sorted(ids[off + _KITTY_SIZE[v]:])
+        kit = sorted(ids[off:off + VARIANT[v].kitty])
+        aside = sorted(ids[off + VARIANT[v].kitty:])
         fb = rng.randrange(self._n)
         ftd = rng.randrange(2) if v == "two_player" else None
         if not self._deals:  # overrides apply to the first deal only
@@ -397,7 +387,7 @@ class Game:
             if seat != acting:
                 raise illegal(IllegalCode.NOT_YOUR_TURN, f"not seat {seat}'s turn: seat {acting} is to act")
         if self._phase == "PLAY":
-            if isinstance(action, str) and action.strip().upper() in _DECISIONS[self._variant]:
+            if isinstance(action, str) and action.strip().upper() in VARIANT[self._variant].decisions:
                 raise illegal(IllegalCode.WRONG_PHASE, f"{shown(action, 40)} is a decision, but the hand is in "
                                                        "its play phase: play cards or PASS")
             try:
@@ -420,7 +410,7 @@ class Game:
         legal = self._decision_actions()
         if token not in legal:
             what = shown(action.strip() or action, 40)
-            code = (IllegalCode.NOT_OFFERED if token in _DECISIONS[self._variant]
+            code = (IllegalCode.NOT_OFFERED if token in VARIANT[self._variant].decisions
                     else IllegalCode.WRONG_PHASE if _is_play_form(action) else IllegalCode.MALFORMED)
             raise illegal(code, f"{what} is not legal for seat {acting} in phase {self._phase}: "
                                 f"legal actions are {', '.join(legal)}")

@@ -37,7 +37,7 @@ from fractions import Fraction
 from numbers import Rational
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ._rules import PLAYERS
+from .variants import VARIANT
 from .game import GameResult
 from .errors import ArgumentError, ArgumentTypeError, shown
 
@@ -190,7 +190,7 @@ class Room:
     @property
     def players(self) -> int:
         """The number of seats of the room's variant."""
-        return PLAYERS[self.variant]
+        return VARIANT[self.variant].players
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__dataclass_fields__
