@@ -13,55 +13,21 @@ import inspect
 import json
 import random
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import _core
-from ._core import CardError, Cards, IllegalAction, Kind, Move, PlayState
+from ._core import CardError, Cards, IllegalAction, Move, PlayState
 from ._rules import Rules
-from .cards import RANKS, card_name, card_rank, deck_ids, parse_card_names, ranks_of
+from . import scoring
+from .scoring import GameResult, PlaySummary, kitty_factor
+from .cards import RANKS, card_name, card_rank, deck_ids, ranks_of
 from .variants import VARIANT
-from .errors import ArgumentError, ArgumentTypeError, DdzError, IllegalCode, illegal, shown
+from .errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
 
 __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_factor"]
 
 RECORD_FORMAT = "ddz-game"
 RECORD_VERSION = 1
-
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """The outcome of one hand. ``scores`` are per seat; see README for each variant's unit."""
-
-    kind: str                      # "normal", "special" (BENGBU4 天炸/天尊 at the deal), "escape" (TWOP, BENGBU4), "void"
-    winner_side: Optional[str]     # "landlord" / "farmers"; None for special and void hands
-    landlord: Optional[int]
-    winner_seat: Optional[int]     # the seat that went out
-    multiplier: int                # CLASSIC3 D, TWOP m_act, BENGBU4 1
-    factors: Dict[str, Any]
-    unit: Any                      # CLASSIC3 X = base*x*D, TWOP X = I*m_act, BENGBU4 base
-    scores: List[Any]
-    spring: bool = False
-    anti_spring: bool = False
-    robs: int = 0                  # CLASSIC3
-    bombs: int = 0                 # bomb-class plays counted by the multiplier (CLASSIC3/TWOP); all bombs (BENGBU4)
-    missiles: List[int] = field(default_factory=list)            # BENGBU4 missile units per seat
-    bomb_limits: List[Optional[int]] = field(default_factory=list)  # BENGBU4, None = unlimited
-    money: List[Any] = field(default_factory=list)               # BENGBU4 points * bengbu_point_value
-    special_holders: Dict[int, List[str]] = field(default_factory=dict)  # BENGBU4 seat -> ["天炸", "天尊"]
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-
-def kitty_factor(kitty: str, combine: str = "product") -> int:
-    """CLASSIC3 kitty factor (docs/rules.md §6, A15): joker part × rank part (or the larger)."""
-    c = Counter(str(Cards(kitty)))
-    jokers = c["B"] + c["R"]
-    joker_part = 4 if jokers == 2 else 2 if jokers == 1 else 1
-    rank_part = 2 if any(v == 3 for v in c.values()) or c["2"] == 2 else 1
-    return joker_part * rank_part if combine == "product" else max(joker_part, rank_part)
 
 
 
@@ -109,6 +75,9 @@ class Game:
             if seat_arg is not None and (isinstance(seat_arg, bool) or not isinstance(seat_arg, int)
                                          or not 0 <= seat_arg < self._n):
                 raise ArgumentError(f"{name} must be a seat 0..{self._n - 1}, not {shown(seat_arg)}")
+        if self._variant != "classic" and (base != 1 or initial_multiplier != 1):
+            raise ArgumentError("base= and initial_multiplier= are CLASSIC3's room stakes (docs/rules.md §6); TWOP's "
+                                "initial multiplier is the option twop_initial_multiplier, BENGBU4's base is the bid")
         if first_to_decide is not None and self._variant != "two_player":
             raise ArgumentError("first_to_decide exists only in TWOP (the PRE_DEAL phase, docs/rules.md §7)")
         self._seed = seed
@@ -332,6 +301,10 @@ class Game:
     def factors(self) -> Dict[str, Any]:
         return self._current_factors()
 
+    def _summary(self) -> PlaySummary:
+        """The play so far, as scoring reads it (nothing before the play phase)."""
+        return PlaySummary.of(self._ps) if self._ps is not None else scoring.NO_PLAY
+
     def _check_seat(self, seat: int) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self._n:
             raise ArgumentError(f"no seat {shown(seat)}: seats are 0..{self._n - 1}")
@@ -459,9 +432,6 @@ class Game:
         self._result = result
         self._phase = "OVER"
         self._seat = None
-
-    def _bombs_for_multiplier(self, kinds: Sequence[Kind]) -> int:
-        return sum(n for k, n in self._play.bombs_by_kind.items() if k in kinds)
 
     # ---- observation --------------------------------------------------------------
     def _visible_seats(self) -> set:
@@ -773,33 +743,17 @@ class _ClassicGame(Game):
         self._kitty_f = kitty_factor(ranks_of(self._hands.kitty), self._rules.options["classic_kitty_combine"])
         self._take_kitty()
 
+    def _auction(self) -> scoring.ClassicAuction:
+        return scoring.ClassicAuction(self._landlord, self._robs, self._showed, self._kitty_f, self._base, self._imult)
+
     def _current_factors(self) -> Dict[str, Any]:
-        bombs = self._bombs_for_multiplier((Kind.BOMB, Kind.ROCKET)) if self._ps else 0
-        spring = bool(self._ps and (self._play.spring or self._play.anti_spring))
-        return {"rob": min(2 ** self._robs, self._rules.options["classic_rob_cap"]),
-                "show": 2 if self._showed else 1, "kitty": self._kitty_f, "bomb": 2 ** bombs,
-                "spring": 2 if spring else 1}
+        return scoring.classic_factors(self._auction(), self._summary(), self._rules.options)
 
     def _multiplier(self, f: Dict[str, Any]) -> int:
-        return f["rob"] * f["show"] * f["kitty"] * f["bomb"] * f["spring"]
+        return scoring.classic_multiplier(f)
 
     def _score(self) -> GameResult:
-        ps = self._play
-        f = self._current_factors()
-        d = self._multiplier(f)
-        x = self._base * self._imult * d
-        won = ps.winner_side == "landlord"
-        loss_factor = self._rules.options["classic_landlord_loss_factor"]
-        scores = []
-        for s in range(3):
-            if s == self._landlord:
-                scores.append(2 * x if won else -loss_factor * x)
-            else:
-                scores.append(-x if won else (x if loss_factor == 2 else x // 2))
-        return GameResult(kind="normal", winner_side=ps.winner_side, landlord=self._landlord,
-                          winner_seat=ps.winner_seat, multiplier=d, factors=f, unit=x, scores=scores,
-                          spring=ps.spring, anti_spring=ps.anti_spring, robs=self._robs,
-                          bombs=self._bombs_for_multiplier((Kind.BOMB, Kind.ROCKET)))
+        return scoring.classic_score(self._auction(), self._summary(), self._rules.options)
 
 
 class _TwoPlayerGame(Game):
@@ -888,66 +842,21 @@ class _TwoPlayerGame(Game):
                 and seat == self._landlord and self._play.current_seat != self._landlord):
             self._enter_fanshen()
 
-    def _g(self) -> int:
-        return 4 if self._fanshen and self._yapo else 2 if self._fanshen else 1
+    def _auction(self) -> scoring.TwopAuction:
+        return scoring.TwopAuction(self._landlord, len(self._showers), bool(self._fanshen), bool(self._yapo))
 
     def _current_factors(self) -> Dict[str, Any]:
-        opts = self._rules.options
-        kinds = (Kind.BOMB, Kind.ROCKET) if opts["twop_rocket_doubles"] else (Kind.BOMB,)
-        bombs = self._bombs_for_multiplier(kinds) if self._ps else 0
-        spring = bool(self._ps and (self._play.spring or self._play.anti_spring))
-        shows = len(self._showers)
-        show_f = (5 ** shows if opts["twop_show_start_stacks"] else 5) if shows else 1
-        return {"show_start": show_f, "fanshen": self._g(), "bomb": 2 ** bombs, "spring": 2 if spring else 1}
+        return scoring.twop_factors(self._auction(), self._summary(), self._rules.options)
 
     def _multiplier(self, f: Dict[str, Any]) -> int:
-        return f["show_start"] * f["fanshen"] * f["bomb"] * f["spring"]
+        return scoring.twop_multiplier(f)
 
     def _score(self) -> GameResult:
-        ps = self._play
-        opts = self._rules.options
-        f = self._current_factors()
-        m_act = self._multiplier(f)
-        x = opts["twop_initial_multiplier"] * m_act
-        won = ps.winner_side == "landlord"
-        role = 1 if opts["twop_zero_sum"] else 2
-        scores = [0, 0]
-        scores[self._ll] = role * x if won else -role * x
-        scores[1 - self._ll] = -x if won else x
-        kinds = (Kind.BOMB, Kind.ROCKET) if opts["twop_rocket_doubles"] else (Kind.BOMB,)
-        return GameResult(kind="normal", winner_side=ps.winner_side, landlord=self._landlord,
-                          winner_seat=ps.winner_seat, multiplier=m_act, factors=f, unit=x, scores=scores,
-                          spring=ps.spring, anti_spring=ps.anti_spring, bombs=self._bombs_for_multiplier(kinds))
-
+        return scoring.twop_score(self._auction(), self._summary(), self._rules.options)
 
     def _escape_result(self, seat: int) -> GameResult:
-        """§4.1: penalty A·E·I for the escapee (U = 1 here; coin rooms scale by N in
-        ``ddz.settle``), compensation for the remaining player as a normal win at I·m_esc."""
-        opts = self._rules.options
-        rocket = opts["twop_rocket_doubles"]
-        kinds = (Kind.BOMB, Kind.ROCKET) if rocket else (Kind.BOMB,)
-        bombs = self._bombs_for_multiplier(kinds) if self._ps else 0
-        if self._dealt():  # bombs held count too (无论是否炸出); the untaken kitty and the 11 never
-            for holder in range(2):
-                c = Counter(RANKS.index(ch) for ch in str(self._hands.cards(holder)))
-                bombs += sum(1 for r in range(13) if c[r] == 4) + (1 if rocket and c[13] and c[14] else 0)
-        shows = len(self._showers)
-        show_f = (5 ** shows if opts["twop_show_start_stacks"] else 5) if shows else 1
-        m_esc = show_f * self._g() * 2 ** bombs
-        proportional = m_esc >= 10 if opts["twop_escape_threshold_inclusive"] else m_esc > 10
-        e = 2 * m_esc if proportional else 10
-        other = 1 - seat
-        role = 2 if seat == self._landlord else 1
-        role_rem = 2 if other == self._landlord else 1
-        i_mult = opts["twop_initial_multiplier"]
-        comp = opts["twop_escape_compensation"]
-        scores = [0, 0]
-        scores[seat] = -role * e * i_mult
-        scores[other] = role_rem * i_mult * m_esc if comp == "normal_win" else 0
-        factors = {"escapee": seat, "m_esc": m_esc, "E": e, "role_escapee": role, "role_remaining": role_rem,
-                   "I": i_mult, "compensation": comp, "bombs_counted": bombs}
-        return GameResult(kind="escape", winner_side=None, landlord=self._landlord, winner_seat=None,
-                          multiplier=m_esc, factors=factors, unit=i_mult * m_esc, scores=scores, bombs=bombs)
+        held = [self._hands.cards(s) for s in range(2)] if self._dealt() else None
+        return scoring.twop_escape(self._auction(), self._summary(), seat, held, self._rules.options)
 
 
 class _BengbuGame(Game):
@@ -980,19 +889,7 @@ class _BengbuGame(Game):
         return out
 
     def _special_result(self, holders: Dict[int, List[str]]) -> GameResult:
-        per_instance = self._rules.options["bengbu_special_per_instance"]
-        scores = [0] * 4
-        for h, marks in holders.items():
-            n_tz = marks.count("天炸")
-            amount = 30 * (n_tz if per_instance else min(n_tz, 1)) + (6 if "天尊" in marks else 0)
-            for s in range(4):
-                if s not in holders:
-                    scores[s] -= amount
-                    scores[h] += amount
-        pv = self._rules.options["bengbu_point_value"]
-        return GameResult(kind="special", winner_side=None, landlord=None, winner_seat=None, multiplier=1,
-                          factors={}, unit=0, scores=scores, money=[s * pv for s in scores],
-                          special_holders=holders)
+        return scoring.bengbu_special(holders, self._rules.options)
 
     def _decision_actions(self) -> List[str]:
         if self._phase == "BID":
@@ -1055,55 +952,20 @@ class _BengbuGame(Game):
         assert self._bid_base is not None, "the bidding has not ended"
         return self._bid_base
 
+    def _auction(self) -> scoring.BengbuAuction:
+        return scoring.BengbuAuction(self._landlord, self._bid_base, self._h, self._open, tuple(self._limits))
+
     def _current_factors(self) -> Dict[str, Any]:
-        return {"base": self._bid_base if self._bid_base is not None else self._h, "open": self._open}
+        return scoring.bengbu_factors(self._auction())
 
     def _multiplier(self, f: Dict[str, Any]) -> int:
         return 1
 
     def _score(self) -> GameResult:
-        ps = self._play
-        opts = self._rules.options
-        base = self._base_bid()
-        kw, kl = (3, 2) if self._open else (1, 1)
-        once = opts["bengbu_missiles_once_per_player"]
-        m = [min(ps.missiles(s), 1) if once else ps.missiles(s) for s in range(4)]
-        won = ps.winner_side == "landlord"
-        L = self._ll
-        scores = [0] * 4
-        for s in range(4):
-            if s == L:
-                continue
-            t = (kw * base if won else -kl * base) + base * (m[L] - m[s])
-            t = max(t, 0) if won else min(t, 0)  # the losing side never receives (§2.3.9-A, A40)
-            scores[L] += t
-            scores[s] = -t
-        pv = opts["bengbu_point_value"]
-        return GameResult(kind="normal", winner_side=ps.winner_side, landlord=L, winner_seat=ps.winner_seat,
-                          multiplier=1, factors=self._current_factors(), unit=base, scores=scores,
-                          bombs=ps.bombs_total, missiles=[ps.missiles(s) for s in range(4)],
-                          bomb_limits=list(self._limits), money=[s * pv for s in scores])
-
+        return scoring.bengbu_score(self._auction(), self._summary(), self._rules.options)
 
     def _escape_result(self, seat: int) -> GameResult:
-        """§4.2: the escapee pays 27 in all (9 units of 3; A44), shared 9/9/9, or 15/6/6
-        when a farmer leaves a landlord's hand."""
-        opts = self._rules.options
-        landlord = self._landlord
-        unit = self._base_bid() if (opts["bengbu_escape_scaled"] and landlord is not None) else 3
-        scores = [0] * 4
-        scores[seat] = -9 * unit
-        for s in range(4):
-            if s == seat:
-                continue
-            if landlord is None or seat == landlord:
-                scores[s] = 3 * unit
-            else:
-                scores[s] = 5 * unit if s == landlord else 2 * unit
-        pv = opts["bengbu_point_value"]
-        return GameResult(kind="escape", winner_side=None, landlord=landlord, winner_seat=None, multiplier=1,
-                          factors={"escapee": seat, "unit": unit}, unit=unit, scores=scores,
-                          bomb_limits=list(self._limits), money=[x * pv for x in scores])
+        return scoring.bengbu_escape(self._auction(), seat, self._rules.options)
 
 
 def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:

@@ -123,6 +123,11 @@ def _deal(dl: Any, i: int, rules: Rules) -> Dict[str, Any]:
     return {"hands": parts, "kitty": kitty, "aside": aside, "first_bidder": first_bidder, "first_to_decide": ftd}
 
 
+# GameResult fields added after records of version 1 were first written: an older record
+# lacks them and still replays (they are derived from the rules it holds).
+_LATER_RESULT_FIELDS = {"terms"}
+
+
 def _normal(x: Any) -> Any:
     """A value as JSON gives it back (dict keys become str, tuples lists)."""
     return json.loads(json.dumps(x, sort_keys=True))
@@ -184,6 +189,9 @@ def read_game(text: Any) -> Game:
     if len(g._deals) != len(deals):
         raise RecordError(f"the record holds {len(deals)} deals but its actions use {len(g._deals)}")
     replayed = _normal(g.result.to_dict()) if g.result else None
+    if replayed is not None and isinstance(d["result"], dict):
+        for key in _LATER_RESULT_FIELDS - set(d["result"]):  # a record written before the field existed
+            del replayed[key]
     if _normal(d["result"]) != replayed:
         raise RecordError("the recorded result differs from the replayed one "
                           f"(recorded {_short(d['result'], 120)}, replayed {_short(replayed, 120)})")
