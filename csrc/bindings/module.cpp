@@ -9,6 +9,7 @@ void register_move(py::module_& m);
 void register_play(py::module_& m);
 void register_solver(py::module_& m);
 void register_sample(py::module_& m);
+void register_encode(py::module_& m);
 
 PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.doc() = "ddz C++ core: cards, rules, classification and legal-move generation";
@@ -405,4 +406,5 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   register_play(m);
   register_solver(m);
   register_sample(m);
+  register_encode(m);
 }
