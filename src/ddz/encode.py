@@ -365,7 +365,7 @@ def douzero_batch(states: Sequence[PlayState],
         words_l = [_dz_word(m) for lst in legal_actions for m in lst]
         legal = np.array(words_l, dtype=np.uint64)
         legal_off = np.cumsum([0] + [len(lst) for lst in legal_actions]).astype(np.int64)
-    return douzero_arrays(rules, np.array(starts, dtype=np.uint64).reshape(-1, 3),
+    return douzero_arrays(rules, np.array(starts, dtype=np.uint64).reshape(len(states), -1),
                           np.array(lls, dtype=np.int64), np.array(acts, dtype=np.uint64),
                           np.array(offs, dtype=np.int64), legal, legal_off)
 
