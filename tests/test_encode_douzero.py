@@ -156,3 +156,26 @@ def test_bad_input():
         E.douzero(ddz.PlayState(["3", "4", "5"], 0, R), [[15]])
     with pytest.raises(ddz.ArgumentTypeError):
         E.douzero_batch(["33"])
+
+
+def test_the_excluded_states_really_differ_by_douzero_s_plane_bug():
+    """PEERS.md: DouZero lets 333444555KKK beat 6667778889TJ (it compares the highest trio,
+    wings included); ddz does not (RULES.md §2.0.5: planes compare by the chain)."""
+    deck = list("3456789TJQKA2" * 4 + "BR")
+    landlord, down = "6667778889TJQQQAA22B", "333444555KKK99TTJ"
+    for c in landlord + down:
+        deck.remove(c)
+    hands = [landlord, down, "".join(deck)]
+    ps = ddz.PlayState(hands, 0, R)
+    seats = {p: _Seat() for p in POSITIONS}
+    env = GameEnv(seats)
+    env.card_play_init({"landlord": dz_cards(landlord), "landlord_down": dz_cards(down),
+                        "landlord_up": dz_cards(hands[2]), "three_landlord_cards": dz_cards("QQQ")})
+    seats["landlord"].action = dz_cards("6667778889TJ")
+    env.step()
+    ps.apply("6667778889TJ")
+    assert _douzero_bug(ps.top) == "plane-comparison"
+    theirs = set(map(tuple, env.game_infoset.legal_actions))
+    mine = set(map(tuple, E.douzero(ps)["legal_actions"]))
+    assert theirs - mine == {tuple(dz_cards("333444555KKK"))}
+    _compare(E.douzero(ps, env.game_infoset.legal_actions), douzero_env.get_obs(env.game_infoset), "plane bug state")
