@@ -3,6 +3,9 @@
 #include "encode.hpp"
 
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace ddz {
 
@@ -65,15 +68,25 @@ CompactLayout compact_layout(const Rules& r, int decisions) {
 
 namespace {
 
+/// The 15 rank counts of a word as bytes (this runs for every block of every observation):
+/// the even and the odd nibbles, interleaved.
 void put_counts(Counts c, int8_t* out) {
-  for (int k = 0; k < kRanks; ++k) out[k] = int8_t(count_of(c, k));
+  const uint64_t even = c & 0x0F0F0F0F0F0F0F0FULL, odd = (c >> 4) & 0x0F0F0F0F0F0F0F0FULL;
+#if defined(__SSE2__)
+  alignas(16) int8_t tmp[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(tmp),
+                  _mm_unpacklo_epi8(_mm_cvtsi64_si128(int64_t(even)), _mm_cvtsi64_si128(int64_t(odd))));
+  std::memcpy(out, tmp, kRanks);
+#else
+  for (int k = 0; k < 8; ++k) {
+    out[2 * k] = int8_t((even >> (8 * k)) & 15);
+    if (2 * k + 1 < kRanks) out[2 * k + 1] = int8_t((odd >> (8 * k)) & 15);
+  }
+#endif
 }
 
-Counts full_deck(const Rules& r) {
-  Counts d = 0;
-  for (int k = 0; k < kRanks; ++k) d += unit(k) * Counts(k >= kB ? r.max_joker() : r.max_per_rank());
-  return d;
-}
+/// Every card of the rules' decks: 4 (8) of each rank, 1 (2) of each joker.
+Counts full_deck(const Rules& r) { return r.two_decks ? 0x228888888888888ULL : 0x114444444444444ULL; }
 
 /// The blocks both phases share: own hand, unseen cards, counts left, shown hands, kitty,
 /// landlord, seat to act. `played` may be null (nothing played yet).
@@ -83,8 +96,7 @@ void encode_common(const Rules& r, const CompactLayout& L, const Counts* hands, 
   std::memset(out, 0, size_t(L.total));
   Counts unseen = full_deck(r) - hands[v.seat];
   put_counts(hands[v.seat], out + L.offset[CB_HAND]);
-  for (int k = 0; k < n; ++k) {
-    const int s = (v.seat + k) % n;
+  for (int k = 0, s = v.seat; k < n; ++k, s = s + 1 == n ? 0 : s + 1) {
     out[L.offset[CB_CARDS_LEFT] + k] = int8_t(total_cards(hands[s]));
     if (played) unseen -= played[s];
     if (s != v.seat && (v.shown >> s & 1)) {
@@ -109,15 +121,22 @@ void encode_compact(const Rules& r, const CompactLayout& L, const Tracked& t, co
   const PlayState& s = t.s;
   const int n = s.n;
   encode_common(r, L, s.hand, t.played, s.landlord, s.over() ? -1 : s.seat, v, out);
-  for (int k = 0; k < n; ++k) {
-    const int p = (v.seat + k) % n;
+  for (int k = 0, p = v.seat; k < n; ++k, p = p + 1 == n ? 0 : p + 1) {
     put_counts(t.played[p], out + L.offset[CB_PLAYED] + kRanks * k);
-    const Enc e = last_action_of(t, p);
-    if (e == kPass) out[L.offset[CB_LAST_PASS] + k] = 1;
-    else if (e) put_counts(enc_cards(e), out + L.offset[CB_LAST] + kRanks * k);
     out[L.offset[CB_BOMBS] + k] = int8_t(s.bombs[p]);
     if (s.limit[p] != kUnlimited)
       out[L.offset[CB_BOMBS_LEFT] + k] = int8_t(s.limit[p] > s.bombs[p] ? s.limit[p] - s.bombs[p] : 0);
+  }
+  // each seat's latest action is among the last n: walk them back once
+  const int acts = s.actions;
+  int a = acts - 1, slot = a % kHistory, seat = (s.landlord + a) % n;
+  for (int j = 0; j < n && a >= 0; ++j, --a) {
+    const int k = seat >= v.seat ? seat - v.seat : seat - v.seat + n;
+    const Enc e = t.recent[slot];
+    if (e == kPass) out[L.offset[CB_LAST_PASS] + k] = 1;
+    else put_counts(enc_cards(e), out + L.offset[CB_LAST] + kRanks * k);
+    slot = slot ? slot - 1 : kHistory - 1;
+    seat = seat ? seat - 1 : n - 1;
   }
   if (!s.leading()) {
     put_counts(enc_cards(s.top), out + L.offset[CB_TOP]);
