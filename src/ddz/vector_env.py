@@ -2,6 +2,7 @@
 the tables split over ``threads``), for learning agents (docs/encodings.md, "VectorEnv")."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -90,7 +91,7 @@ class VectorEnv:
         m = np.zeros((self.num_envs, self.num_actions), dtype=bool)
         counts = np.diff(step.legal_offsets)
         m[np.repeat(np.arange(self.num_envs), counts), step.legal_ids] = True
-        return VectorStep(*res, mask=m)
+        return dataclasses.replace(step, mask=m)
 
     def reset(self, seed: Optional[int] = None, *, mask: bool = False) -> VectorStep:
         """Deals a new hand on every table (``seed``: re-seeds and restarts the game counters)."""
