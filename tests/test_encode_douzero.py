@@ -179,3 +179,17 @@ def test_the_excluded_states_really_differ_by_douzero_s_plane_bug():
     mine = set(map(tuple, E.douzero(ps)["legal_actions"]))
     assert theirs - mine == {tuple(dz_cards("333444555KKK"))}
     _compare(E.douzero(ps, env.game_infoset.legal_actions), douzero_env.get_obs(env.game_infoset), "plane bug state")
+
+
+def test_states_in_any_order_encode_alike():
+    """A batch replays only the new actions when a state's log extends the one before it; in any
+    other order every log is replayed from its start: the features are the same."""
+    states = [ps for ps, _ in _games(400, seed=8)]
+    order = list(range(len(states)))
+    random.Random(0).shuffle(order)
+    a = E.douzero_batch(states)
+    b = E.douzero_batch([states[i] for i in order])
+    assert np.array_equal(a.x_no_action[order], b.x_no_action) and np.array_equal(a.z[order], b.z)
+    assert np.array_equal(a.position[order], b.position)
+    for j, i in enumerate(order[:50]):
+        assert np.array_equal(a.obs(i)["x_batch"], b.obs(j)["x_batch"])

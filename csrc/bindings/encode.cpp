@@ -75,17 +75,35 @@ Logs logs_arg(const RulesObj& R, py::handle starts_h, py::handle landlords_h, py
 
 /// Replays every log (GIL released); throws IllegalAction naming the first state and action that
 /// does not replay.
-std::vector<Tracked> replay_logs(const Rules& r, const Logs& g) {
+std::vector<Tracked> replay_logs(const Rules& r, const Logs& g, std::vector<uint32_t>* shared = nullptr) {
   std::vector<Tracked> t(g.count);
+  if (shared) shared->assign(g.count, 0);
   size_t bad_state = g.count, bad = 0;
   Illegal why = Illegal::None;
   {
     py::gil_scoped_release nogil;
+    const size_t n = size_t(g.n);
     for (size_t i = 0; i < g.count; ++i) {
       if (g.landlords[i] < 0) continue;
-      t[i].s = start_play(g.n, &g.starts[i * size_t(g.n)], g.landlords[i], &g.limits[i * size_t(g.n)]);
-      why = replay(r, t[i], g.actions.data() + g.offsets[i], size_t(g.offsets[i + 1] - g.offsets[i]), bad);
+      const Enc* acts = g.actions.data() + g.offsets[i];
+      const size_t len = size_t(g.offsets[i + 1] - g.offsets[i]);
+      size_t done = 0;
+      // The states of one hand usually come in order, each log extending the one before it: then
+      // only the new actions are replayed.
+      if (i > 0 && g.landlords[i - 1] == g.landlords[i]) {
+        const size_t prev = size_t(g.offsets[i] - g.offsets[i - 1]);
+        if (prev <= len && std::memcmp(&g.starts[(i - 1) * n], &g.starts[i * n], n * sizeof(Counts)) == 0 &&
+            std::memcmp(&g.limits[(i - 1) * n], &g.limits[i * n], n) == 0 &&
+            std::memcmp(g.actions.data() + g.offsets[i - 1], acts, prev * sizeof(Enc)) == 0) {
+          t[i] = t[i - 1];
+          done = prev;
+          if (shared) (*shared)[i] = uint32_t(prev);
+        }
+      }
+      if (!done) t[i].s = start_play(g.n, &g.starts[i * n], g.landlords[i], &g.limits[i * n]);
+      why = replay(r, t[i], acts + done, len - done, bad);
       if (why != Illegal::None) {
+        bad += done;
         bad_state = i;
         break;
       }
@@ -171,13 +189,14 @@ void register_encode(py::module_& m) {
       py::arg("out") = py::none(), "The compact encoder core (use ddz.encode.compact_batch).");
 
   m.def("_douzero", [](RulesArg rules, py::handle starts, py::handle landlords, py::handle actions, py::handle offsets,
-                       py::handle legal_h, py::handle legal_off_h) {
+                       py::handle legal_h, py::handle legal_off_h, OutArg out_x, OutArg out_z, OutArg out_actions) {
         RulesPtr rp = rules_arg(rules);
         const Rules& r = rp->r;
         if (r.variant != 0) throw ArgumentError("DouZero's features are defined for CLASSIC3 only");
         Logs g = logs_arg(*rp, starts, landlords, py::none(), actions, offsets, false);
         const auto N = py::ssize_t(g.count);
-        std::vector<Tracked> t = replay_logs(r, g);
+        std::vector<uint32_t> shared;  // actions state i shares with state i-1 (its history rows move up)
+        std::vector<Tracked> t = replay_logs(r, g, &shared);
         for (size_t i = 0; i < g.count; ++i)
           if (t[i].s.over()) throw ArgumentError("state " + std::to_string(i) + " is over: nobody is to act");
         const bool given = !legal_h.is_none();
@@ -197,7 +216,13 @@ void register_encode(py::module_& m) {
               throw CardError("legal[" + std::to_string(j) + "] is not a valid rank-count word (0 is PASS)");
         }
         rp->build();
-        py::array_t<int8_t> pos(N), x({N, py::ssize_t(kDzStateFarmer)}), z({N, py::ssize_t(5), py::ssize_t(162)});
+        py::array_t<int8_t> pos(N);
+        py::array_t<int8_t> x = out_x.is_none() ? py::array_t<int8_t>({N, py::ssize_t(kDzStateFarmer)})
+                                                : out_array<int8_t>(out_x, "out_x", {N, kDzStateFarmer});
+        py::array_t<int8_t> z = out_z.is_none() ? py::array_t<int8_t>({N, py::ssize_t(5), py::ssize_t(162)})
+                                                : out_array<int8_t>(out_z, "out_z", {N, 5, 162});
+        py::array_t<int8_t> acts_out;
+        if (!out_actions.is_none()) acts_out = out_array<int8_t>(out_actions, "out_actions", {-1, kDzCards});
         py::array_t<int64_t> offs(N + 1);
         py::array_t<int8_t> acts;
         py::array_t<int32_t> ids;
@@ -216,12 +241,17 @@ void register_encode(py::module_& m) {
           for (size_t i = 0; i < g.count; ++i) {
             pos.mutable_data()[i] = int8_t(dz_position(t[i].s));
             dz_state(t[i], x.mutable_data() + i * kDzStateFarmer);
-            dz_history(t[i], z.mutable_data() + i * kDzHistory);
+            int8_t* zi = z.mutable_data() + i * kDzHistory;
+            if (shared[i]) dz_history_after(t[i], zi - kDzHistory, int(g.offsets[i + 1] - g.offsets[i]) - int(shared[i]), zi);
+            else dz_history(t[i], zi);
           }
         }
         std::memcpy(offs.mutable_data(), aoff.data(), aoff.size() * sizeof(int64_t));
         const auto M = py::ssize_t(moves.size());
-        acts = py::array_t<int8_t>({M, py::ssize_t(kDzCards)});
+        // the caller's rows when they are enough (a view of them is returned), else a fresh array
+        acts = acts_out && acts_out.shape(0) >= M
+                   ? py::reinterpret_borrow<py::array_t<int8_t>>(acts_out[py::slice(0, M, 1)])
+                   : py::array_t<int8_t>({M, py::ssize_t(kDzCards)});
         ids = py::array_t<int32_t>(given ? 0 : M);
         {
           py::gil_scoped_release nogil;
@@ -247,7 +277,8 @@ void register_encode(py::module_& m) {
         return d;
       },
       py::arg("rules"), py::arg("starts"), py::arg("landlords"), py::arg("actions"), py::arg("offsets"),
-      py::arg("legal") = py::none(), py::arg("legal_offsets") = py::none(),
+      py::arg("legal") = py::none(), py::arg("legal_offsets") = py::none(), py::arg("out_x") = py::none(),
+      py::arg("out_z") = py::none(), py::arg("out_actions") = py::none(),
       "The DouZero encoder core (use ddz.encode.douzero_batch).");
 
   m.def("_douzero_expand", [](py::handle x_h, py::handle z_h, py::handle pos_h, py::handle aoff_h, py::handle acts_h,

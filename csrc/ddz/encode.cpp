@@ -154,11 +154,27 @@ void encode_compact_deal(const Rules& r, const CompactLayout& L, const Counts* h
 
 int dz_position(const PlayState& s) { return (s.seat - s.landlord + 3) % 3; }
 
-void dz_cards(Counts c, int8_t* out) {
-  for (int k = 0; k < 13; ++k) {
-    const int m = count_of(c, k);
-    for (int j = 0; j < 4; ++j) out[4 * k + j] = int8_t(m > j);
+namespace {
+
+/// Byte b of a word (the counts of two ranks) -> the two 4-byte thermometers of DouZero's card
+/// matrix (count >= 1, 2, 3, 4), as the 8 bytes to store. Counts above 4 do not occur in one deck.
+struct Thermometers {
+  uint8_t v[256][8];
+  constexpr Thermometers() : v() {
+    for (int b = 0; b < 256; ++b)
+      for (int j = 0; j < 4; ++j) {
+        v[b][j] = uint8_t((b & 15) > j);
+        v[b][4 + j] = uint8_t((b >> 4) > j);
+      }
   }
+};
+constexpr Thermometers kTherm;
+
+}  // namespace
+
+void dz_cards(Counts c, int8_t* out) {
+  for (int k = 0; k < 6; ++k) std::memcpy(out + 8 * k, kTherm.v[(c >> (8 * k)) & 255], 8);  // ranks 3..A
+  std::memcpy(out + 48, kTherm.v[(c >> 48) & 15], 4);                                        // rank 2
   out[52] = int8_t(count_of(c, kB) > 0);
   out[53] = int8_t(count_of(c, kR) > 0);
 }
@@ -209,6 +225,17 @@ void dz_history(const Tracked& t, int8_t* out) {
   const int acts = t.s.actions;
   for (int row = 0; row < kHistory; ++row) {
     const int a = acts - kHistory + row;  // oldest first
+    if (a < 0) std::memset(out + kDzCards * row, 0, kDzCards);
+    else dz_cards(cards_of(t.recent[a % kHistory]), out + kDzCards * row);
+  }
+}
+
+void dz_history_after(const Tracked& t, const int8_t* prev, int delta, int8_t* out) {
+  if (delta <= 0 || delta >= kHistory) return dz_history(t, out);
+  std::memmove(out, prev + kDzCards * delta, size_t(kDzCards * (kHistory - delta)));
+  const int acts = t.s.actions;
+  for (int row = kHistory - delta; row < kHistory; ++row) {
+    const int a = acts - kHistory + row;
     if (a < 0) std::memset(out + kDzCards * row, 0, kDzCards);
     else dz_cards(cards_of(t.recent[a % kHistory]), out + kDzCards * row);
   }

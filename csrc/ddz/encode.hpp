@@ -87,5 +87,7 @@ void dz_cards(Counts c, int8_t* out);
 void dz_state(const Tracked& t, int8_t* out);
 /// z: the last kHistory actions, oldest first, front-padded with zeros (kDzHistory entries).
 void dz_history(const Tracked& t, int8_t* out);
+/// The same, given `prev`, the history of this hand `delta` actions earlier (rows move up).
+void dz_history_after(const Tracked& t, const int8_t* prev, int delta, int8_t* out);
 
 }  // namespace ddz

@@ -209,7 +209,9 @@ def _compact(rules: RulesCore, decisions: int, starts: npt.NDArray[Any], landlor
              out: Optional[npt.NDArray[np.int8]] = None) -> npt.NDArray[np.int8]: ...
 def _douzero(rules: RulesCore, starts: npt.NDArray[Any], landlords: npt.NDArray[Any], actions: npt.NDArray[Any],
              offsets: npt.NDArray[Any], legal: Optional[npt.NDArray[Any]] = None,
-             legal_offsets: Optional[npt.NDArray[Any]] = None) -> Dict[str, npt.NDArray[Any]]: ...
+             legal_offsets: Optional[npt.NDArray[Any]] = None, out_x: Optional[npt.NDArray[np.int8]] = None,
+             out_z: Optional[npt.NDArray[np.int8]] = None,
+             out_actions: Optional[npt.NDArray[np.int8]] = None) -> Dict[str, npt.NDArray[Any]]: ...
 def _douzero_expand(x_no_action: npt.NDArray[np.int8], z: npt.NDArray[np.int8], position: npt.NDArray[np.int8],
                     action_offsets: npt.NDArray[np.int64], actions: npt.NDArray[np.int8], which: int,
                     out_x: Optional[npt.NDArray[np.float32]] = None, out_z: Optional[npt.NDArray[np.float32]] = None

@@ -326,11 +326,16 @@ class DouZeroBatch:
 
 def douzero_arrays(rules: Rules, starts: npt.NDArray[Any], landlords: npt.NDArray[Any], actions: npt.NDArray[Any],
                    offsets: npt.NDArray[Any], legal: Optional[npt.NDArray[Any]] = None,
-                   legal_offsets: Optional[npt.NDArray[Any]] = None) -> DouZeroBatch:
+                   legal_offsets: Optional[npt.NDArray[Any]] = None, *,
+                   out_x: Optional[npt.NDArray[np.int8]] = None, out_z: Optional[npt.NDArray[np.int8]] = None,
+                   out_actions: Optional[npt.NDArray[np.int8]] = None) -> DouZeroBatch:
     """DouZero's features of play logs given as arrays (as ``compact_arrays``; CLASSIC3, the
     seat to act observes). ``legal`` (rank-count words, 0 = pass) with ``legal_offsets`` gives
-    each state's legal actions in another order (DouZero's); otherwise ddz's legal moves."""
-    d = _core._douzero(rules, starts, landlords, actions, offsets, legal, legal_offsets)
+    each state's legal actions in another order (DouZero's); otherwise ddz's legal moves.
+    Caller-owned int8 buffers, reused across calls: ``out_x`` (states, 430), ``out_z``
+    (states, 5, 162) and ``out_actions`` (rows, 54), of which a view is used when it has rows
+    enough (else a fresh array)."""
+    d = _core._douzero(rules, starts, landlords, actions, offsets, legal, legal_offsets, out_x, out_z, out_actions)
     empty_m, empty_i = np.zeros(0, np.uint64), np.zeros(0, np.int32)
     return DouZeroBatch(d["position"], d["x_no_action"], d["z"], d["action_offsets"], d["actions"],
                         d.get("moves", empty_m), d.get("legal_ids", empty_i))
