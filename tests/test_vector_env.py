@@ -173,3 +173,17 @@ def test_bad_input_raises_and_moves_no_table():
         ddz.VectorEnv(r, 2, 1, deals=np.array([[0x3, 0x2, 0x100]], np.uint64), landlords=np.array([0]))
     with pytest.raises(ddz.ArgumentError, match="deal 0: landlord 3 is not a seat"):
         ddz.VectorEnv(r, 2, 1, deals=np.array([[0x3, 0x1, 0x100]], np.uint64), landlords=np.array([3]))
+
+
+def test_bengbu_missile_shifts_the_reward():
+    """RULES.md §2.3.9-A with base 1, closed play: the landlord plays a BOMB7 whole (one missile
+    unit, §2.3.7) and goes out: each farmer pays 1 + (1 - 0) = 2."""
+    r = ddz.Rules.bengbu()
+    words = [ddz.Cards(h, decks=2).word for h in ("33333334", "5", "6", "7")]
+    env = ddz.VectorEnv(r, 1, 0, deals=np.array([words], np.uint64), landlords=np.array([0]))
+    st = env.reset()
+    bomb7 = ddz.classify("3333333", r).id
+    for action in (bomb7, r.pass_id, r.pass_id, r.pass_id, ddz.classify("4", r).id):
+        assert action in st.legal_ids.tolist()
+        st = env.step(np.array([action]))
+    assert st.done[0] and st.reward[0].tolist() == [6, -2, -2, -2]
