@@ -14,7 +14,7 @@ constexpr long long kMaxTables = 1LL << 22;
 struct VectorEnvObj {
   RulesPtr rules;
   std::unique_ptr<VectorEnv> env;
-  std::mutex busy;  // one call at a time (the GIL is released inside)
+  std::mutex busy;  // one call at a time: the GIL is released inside, so a second thread may call meanwhile
 };
 
 DealPool pool_arg(const RulesObj& R, py::handle hands_h, py::handle landlords_h, py::handle limits_h,
@@ -68,6 +68,15 @@ DealPool pool_arg(const RulesObj& R, py::handle hands_h, py::handle landlords_h,
       throw CardError(at + ": the kitty must be " + std::to_string(r.layout().kitty) + " cards (0 = unknown)");
   }
   return p;
+}
+
+/// The environment for one call. Waiting for the lock while holding the GIL could deadlock with
+/// the call that has it (it needs the GIL back to return), so a concurrent call is an error.
+std::unique_lock<std::mutex> claim(VectorEnvObj& o) {
+  std::unique_lock<std::mutex> lock(o.busy, std::try_to_lock);
+  if (!lock.owns_lock())
+    throw ArgumentError("this VectorEnv is stepping in another thread: use one environment per thread");
+  return lock;
 }
 
 /// Fresh output arrays for one call, and the StepOut pointing into them.
@@ -128,7 +137,7 @@ void register_vector_env(py::module_& m) {
             return g;
           }, "the game number each table plays now")
       .def("reset", [](VectorEnvObj& o, py::handle seed_h) {
-            std::lock_guard<std::mutex> lock(o.busy);
+            std::unique_lock<std::mutex> lock = claim(o);
             uint64_t seed = 0;
             const bool reseed = !seed_h.is_none();
             if (reseed) seed = u64_arg(seed_h, "seed");
@@ -140,7 +149,7 @@ void register_vector_env(py::module_& m) {
             return res.finish(*o.env);
           }, py::arg("seed") = py::none())
       .def("step", [](VectorEnvObj& o, py::handle actions_h) {
-            std::lock_guard<std::mutex> lock(o.busy);
+            std::unique_lock<std::mutex> lock = claim(o);
             VectorEnv& e = *o.env;
             if (!e.started()) throw ArgumentError("call reset() before the first step()");
             auto a = int_array<int64_t>(actions_h, "actions", {py::ssize_t(e.tables())});
