@@ -183,6 +183,10 @@ def test_bad_input_raises_and_moves_no_table():
     a, b = env.step(good), twin.step(good)
     for field in ("obs", "legal_ids", "reward", "seat"):
         assert np.array_equal(getattr(a, field), getattr(b, field))
+    with pytest.raises(ddz.ArgumentError, match="twop_rocket_doubles=True"):
+        ddz.VectorEnv(ddz.Rules.two_player(twop_rocket_doubles=False), 2, 1)
+    with pytest.raises(ddz.ArgumentError, match="bengbu_missiles_once_per_player=False"):
+        ddz.VectorEnv(ddz.Rules.bengbu(bengbu_missiles_once_per_player=True), 2, 1)
     with pytest.raises(ddz.ArgumentError, match="num_envs must be in"):
         ddz.VectorEnv(r, 0, 1)
     with pytest.raises(ddz.ArgumentTypeError):

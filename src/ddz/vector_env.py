@@ -12,10 +12,15 @@ import numpy.typing as npt
 from . import _core
 from ._rules import Rules
 from .encode import compact_layout
-from .errors import ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError
 from .variants import VARIANT
 
 __all__ = ["VectorEnv", "VectorStep"]
+
+# The options that change how the play phase scores; the core's rewards follow their defaults
+# (the rocket doubles in TWOP, every missile unit counts, the symmetric CLASSIC3 ±2X / ∓X).
+_REWARD_OPTIONS = {"twop_rocket_doubles": True, "bengbu_missiles_once_per_player": False,
+                   "classic_landlord_loss_factor": 2}
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,10 @@ class VectorEnv:
                  bomb_limits: Optional[npt.NDArray[Any]] = None, kitty: Optional[npt.NDArray[Any]] = None) -> None:
         if not isinstance(rules, Rules):
             raise ArgumentTypeError(f"rules must be a ddz.Rules, not {type(rules).__name__}")
+        for option, supported in _REWARD_OPTIONS.items():
+            if option in rules.options and rules.options[option] != supported:
+                raise ArgumentError(f"VectorEnv's rewards need {option}={supported!r} (the core scores the play "
+                                    f"phase that way), not {rules.options[option]!r}")
         self.rules = rules
         self._core = _core._VectorEnv(rules, len(VARIANT[rules.variant].decisions), num_envs, seed, threads,
                                       deals, landlords, bomb_limits, kitty)
