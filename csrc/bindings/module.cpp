@@ -10,6 +10,8 @@ void register_play(py::module_& m);
 void register_solver(py::module_& m);
 void register_sample(py::module_& m);
 void register_physical(py::module_& m);
+void register_encode(py::module_& m);
+void register_vector_env(py::module_& m);
 
 PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.doc() = "ddz C++ core: cards, rules, classification and legal-move generation";
@@ -407,4 +409,6 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   register_solver(m);
   register_sample(m);
   register_physical(m);
+  register_encode(m);
+  register_vector_env(m);
 }
