@@ -207,7 +207,50 @@ def _run_playstate_loop(w: Workload, repeat: int) -> Tuple[float, float, str]:
     return max(BV.play_state_loop_rate(make_rules(w.rules), w.hands, w.seed) for _ in range(repeat)), 0.0, "actions/s"
 
 
+def _bench_game():
+    import bench_game as BG
+
+    return BG
+
+
+def _run_game(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    rate, per_hand = _bench_game().game_rate(make_rules(w.rules), w.hands, w.seed, repeat)
+    return rate, per_hand, "hands/s"
+
+
+def _run_openspiel_game(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    rate, per_hand = _bench_game().openspiel_game_rate(w.hands, w.seed, repeat)
+    return rate, per_hand, "hands/s"
+
+
+def _run_play_loop(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    return _bench_game().playstate_loop_rate(w.hands, w.seed, repeat), 0.0, "actions/s"
+
+
+def _run_openspiel_play(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    _bench_game()._pyspiel()
+    return _bench_game().openspiel_play_rate(w.hands, w.seed, repeat), 0.0, "actions/s"
+
+
+def _run_clone(after: int, apply: bool):
+    def run(w: Workload, repeat: int) -> Tuple[float, float, str]:
+        return _bench_game().clone_apply_rate(after, w.hands, w.seed, repeat, apply), 0.0, "per s"
+    return run
+
+
+def _run_openspiel_clone(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    return _bench_game().openspiel_clone_apply_rate(40, w.hands, w.seed, repeat), 0.0, "per s"
+
+
 _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
+    "game": _run_game,                    # ddz.Game hands, random legal actions (issue 10)
+    "openspiel_game": _run_openspiel_game,  # the peer's full game: chance deal, bidding, play
+    "play_loop": _run_play_loop,          # Python loop over PlayState from a 20-card lead
+    "openspiel_play": _run_openspiel_play,  # the peer's play phase from the same leads
+    "clone_apply": _run_clone(40, True),  # PlayState.clone() + apply, 40 actions in
+    "clone_start": _run_clone(0, False),  # PlayState.clone() at the start
+    "clone_40": _run_clone(40, False),    # PlayState.clone() after 40 actions
+    "openspiel_clone": _run_openspiel_clone,  # the peer's clone() + apply_action, 40 actions in
     "batch": _run_batch,                  # legal_moves_batch into a reused out= buffer (GIL released)
     "count": _run_count,                  # legal_moves_batch(count_only=True)
     "array": _per_call("legal_moves_array"),   # one call per hand, numpy array
@@ -224,6 +267,14 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
 }
 
 WHAT = {
+    "game": "ddz.Game whole hands, random actions",
+    "openspiel_game": "OpenSpiel full game (peer)",
+    "play_loop": "Python loop over PlayState",
+    "openspiel_play": "OpenSpiel play phase (peer)",
+    "clone_apply": "PlayState.clone()+apply, 40 in",
+    "clone_start": "PlayState.clone() at the start",
+    "clone_40": "PlayState.clone() after 40 actions",
+    "openspiel_clone": "OpenSpiel clone()+apply (peer)",
     "batch": "legal_moves_batch into out= (leads)",
     "count": "legal_moves_batch count_only (leads)",
     "array": "legal_moves_array, one call per hand",
@@ -280,6 +331,21 @@ def _registry() -> List[Workload]:
                       issue=12))
     w.append(Workload("env.vector.classic", "vector_env", "classic", hands=4096, target=">= 2M steps/s per core",
                       vs="env.playstate_loop.classic", issue=12))
+    # issue 10: the whole hand, the play loop and clones, against OpenSpiel in the same run
+    w.append(Workload("game.full.openspiel", "openspiel_game", "classic", hands=500, target="(peer)", issue=10))
+    w.append(Workload("game.full.classic", "game", "classic", hands=500, target=">= 1.5x OpenSpiel full game",
+                      vs="game.full.openspiel", issue=10))
+    w.append(Workload("play.loop.openspiel", "openspiel_play", "classic_openspiel", hands=500, target="(peer)",
+                      issue=10))
+    w.append(Workload("play.loop.classic_openspiel", "play_loop", "classic_openspiel", hands=500,
+                      target=">= 1.3x OpenSpiel play phase", vs="play.loop.openspiel", issue=10))
+    w.append(Workload("clone.apply.openspiel", "openspiel_clone", "classic_openspiel", hands=300, target="(peer)",
+                      issue=10))
+    w.append(Workload("clone.apply.classic_openspiel", "clone_apply", "classic_openspiel", hands=300,
+                      target=">= 2x OpenSpiel clone+apply", vs="clone.apply.openspiel", issue=10))
+    w.append(Workload("clone.start", "clone_start", "classic_openspiel", hands=300, target="(reference)", issue=10))
+    w.append(Workload("clone.after40", "clone_40", "classic_openspiel", hands=300,
+                      target="within 10 % of clone.start", vs="clone.start", issue=10))
     return w
 
 

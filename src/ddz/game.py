@@ -313,10 +313,11 @@ class Game:
         """The actions of the seat to act, as tokens: decisions (``"CALL"``, ``"BID2"``, …) in
         the bidding phases, ``"PLAY <ranks>"`` and ``"PASS"`` in the play phase; ``[]`` once
         the hand is over."""
-        if self._phase == "OVER":
+        phase = self._phase
+        if phase == "PLAY":
+            return self._ps.legal_tokens()  # type: ignore[union-attr]  # PLAY has a play state
+        if phase == "OVER":
             return []
-        if self._phase == "PLAY":
-            return self._play.legal_tokens()
         return self._decision_actions()
 
     def check(self, action: Any, seat: Optional[int] = None) -> Optional[IllegalAction]:
@@ -342,15 +343,19 @@ class Game:
         ``IllegalAction`` with code ``NOT_YOUR_TURN``. An illegal action raises the
         ``IllegalAction`` that ``check`` returns and changes nothing."""
         if self._phase == "PLAY":  # the hot path: the core checks and plays real cards in one step
-            ps = self._play
-            if seat is not None and seat != ps.current_seat:
+            ps = self._ps
+            acting = ps.current_seat  # type: ignore[union-attr]  # PLAY has a play state
+            if seat is not None and seat != acting:
                 self._check_turn(seat)
-            acting = ps.current_seat
             try:
-                token = self._hands.play(ps, action)
+                token = self._hands.play(ps, action)  # type: ignore[arg-type]
             except IllegalAction as e:
                 raise self._play_error(action, e) from None
-            self._played(acting, token)
+            self._history.append((acting, token))
+            if ps.is_over:  # type: ignore[union-attr]
+                self._finish(self._score())
+            elif self._play_hook:
+                self._after_play_action(acting)
         else:
             token = self._apply(self._validate(action, seat))
         self._clock = 0.0
@@ -418,12 +423,16 @@ class Game:
         self._seat = None
 
     def _played(self, seat: int, token: str) -> None:
-        """Records a play or pass the core has applied; ends the hand or runs the hook."""
+        """Records a play or pass the core has applied; ends the hand or runs the hook
+        (apply() inlines this on its hot path)."""
         self._history.append((seat, token))
         if self._play.is_over:
             self._finish(self._score())
-        else:
+        elif self._play_hook:
             self._after_play_action(seat)
+
+    # whether the variant decides anything inside the play phase (TWOP 翻身/压迫)
+    _play_hook = False
 
     def _after_play_action(self, seat: int) -> None:
         """Hook for decisions inside the play phase (TWOP 翻身/压迫)."""
@@ -835,6 +844,8 @@ class _TwoPlayerGame(Game):
     def _resume_play(self) -> None:
         self._phase = "PLAY"
         self._seat = None
+
+    _play_hook = True
 
     def _after_play_action(self, seat: int) -> None:
         # farmer_first_turn: the farmer decides before his first play action (A24)

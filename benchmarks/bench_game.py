@@ -1,0 +1,224 @@
+"""The whole-hand speed targets of issue 10, side by side with OpenSpiel's ``dou_dizhu`` in one
+run (random legal actions everywhere, chosen by ``random.Random`` inside the timed loop):
+
+* ``ddz.Game`` hands per second (deal, bidding, play, score) against OpenSpiel's full game
+  (chance deal, bidding, play), with the actions per hand of both;
+* a Python loop over ``PlayState`` (``legal_actions()`` ids, ``apply``) against OpenSpiel's
+  play phase (``legal_actions()``, ``apply_action``) from the same kind of lead;
+* ``PlayState.clone()`` + ``apply`` against OpenSpiel's ``clone()`` + ``apply_action``, 40
+  actions into a hand, and ``clone()`` after 40 actions against at the start.
+
+    python benchmarks/bench_game.py
+    python benchmarks/run_all.py --only game.,play.,clone.
+
+The rules: ``Rules.classic()`` for ``Game`` (its bidding is CLASSIC3's), and
+``Rules.classic_openspiel()`` for the play-phase loops (OpenSpiel's combination rules).
+"""
+from __future__ import annotations
+
+import random
+import time
+from typing import Callable, List, Tuple
+
+import ddz
+
+
+def _best(fn: Callable[[], float], repeat: int) -> float:
+    fn()  # warm-up
+    return min(fn() for _ in range(repeat))
+
+
+def game_rate(rules: ddz.Rules, hands: int = 1000, seed: int = 2026, repeat: int = 3) -> Tuple[float, float]:
+    """(hands per second, actions per hand) of ddz.Game with random legal actions."""
+    actions = [0]
+
+    def run() -> float:
+        rng = random.Random(seed)
+        n = 0
+        t = time.perf_counter()
+        for i in range(hands):
+            g = ddz.Game(rules, seed + i)
+            while not g.is_over:
+                g.apply(rng.choice(g.legal_actions()))
+                n += 1
+        dt = time.perf_counter() - t
+        actions[0] = n
+        return dt
+
+    return hands / _best(run, repeat), actions[0] / hands
+
+
+def _pyspiel():
+    try:
+        import pyspiel
+    except ImportError:
+        raise RuntimeError("open_spiel is not installed") from None
+    return pyspiel.load_game("dou_dizhu")
+
+
+def openspiel_game_rate(hands: int = 1000, seed: int = 2026, repeat: int = 3) -> Tuple[float, float]:
+    """(hands per second, decisions per hand) of OpenSpiel's full game: chance deal, bidding, play."""
+    game = _pyspiel()
+    actions = [0]
+
+    def run() -> float:
+        rng = random.Random(seed)
+        n = 0
+        t = time.perf_counter()
+        for _ in range(hands):
+            s = game.new_initial_state()
+            while not s.is_terminal():
+                if s.is_chance_node():
+                    outs = s.chance_outcomes()
+                    s.apply_action(outs[rng.randrange(len(outs))][0])
+                else:
+                    s.apply_action(rng.choice(s.legal_actions()))
+                    n += 1
+        dt = time.perf_counter() - t
+        actions[0] = n
+        return dt
+
+    return hands / _best(run, repeat), actions[0] / hands
+
+
+def _lead_hands(hands: int, seed: int) -> List[str]:
+    rng = random.Random(seed)
+    deck = list("3456789TJQKA2" * 4 + "BR")
+    out = []
+    for _ in range(hands):
+        rng.shuffle(deck)
+        out.append("".join(deck))
+    return out
+
+
+def playstate_loop_rate(hands: int = 1000, seed: int = 2026, repeat: int = 3) -> float:
+    """Actions per second of a Python loop over PlayState from a 20-card landlord lead."""
+    r = ddz.Rules.classic_openspiel()
+    decks = _lead_hands(hands, seed)
+
+    def run() -> float:
+        rng = random.Random(seed)
+        n = 0
+        t = time.perf_counter()
+        for d in decks:
+            ps = ddz.PlayState([d[:20], d[20:37], d[37:]], 0, r)
+            while not ps.is_over:
+                ps.apply(rng.choice(ps.legal_actions()))
+                n += 1
+        return n / (time.perf_counter() - t)
+
+    run()
+    return max(run() for _ in range(repeat))
+
+
+def openspiel_play_rate(hands: int = 1000, seed: int = 2026, repeat: int = 3) -> float:
+    """Actions per second of OpenSpiel's play phase from a 20-card landlord lead (the same deals)."""
+    _pyspiel()
+    from ddz import peers as P
+
+    decks = _lead_hands(hands, seed)
+    starts = [P.OPENSPIEL._deal(P.canon(d[:20]), P.canon(d[20:37]), P.canon(d[37:])) for d in decks]
+
+    def run() -> float:
+        rng = random.Random(seed)
+        n = 0
+        states = [s.clone() for s in starts]
+        t = time.perf_counter()
+        for s in states:
+            while not s.is_terminal():
+                s.apply_action(rng.choice(s.legal_actions()))
+                n += 1
+        return n / (time.perf_counter() - t)
+
+    run()
+    return max(run() for _ in range(repeat))
+
+
+def _played(ps, rng: random.Random, k: int):
+    for _ in range(k):
+        if ps.is_over:
+            break
+        ps.apply(rng.choice(ps.legal_actions()))
+    return ps
+
+
+def clone_apply_rate(after: int = 40, hands: int = 300, seed: int = 2026, repeat: int = 3,
+                     apply: bool = True) -> float:
+    """(clone + apply of a legal action) per second on PlayStates ``after`` actions into a hand
+    (``apply=False``: the clone alone)."""
+    r = ddz.Rules.classic_openspiel()
+    rng = random.Random(seed)
+    states = []
+    for d in _lead_hands(hands * 3, seed):
+        ps = _played(ddz.PlayState([d[:20], d[20:37], d[37:]], 0, r), rng, after)
+        if not ps.is_over and ps.num_actions == after:
+            states.append((ps, ps.legal_actions()[0]))
+        if len(states) == hands:
+            break
+    reps = 20
+
+    def run() -> float:
+        t = time.perf_counter()
+        for _ in range(reps):
+            for ps, a in states:
+                c = ps.clone()
+                if apply:
+                    c.apply(a)
+        return reps * len(states) / (time.perf_counter() - t)
+
+    run()
+    return max(run() for _ in range(repeat))
+
+
+def openspiel_clone_apply_rate(after: int = 40, hands: int = 300, seed: int = 2026, repeat: int = 3) -> float:
+    _pyspiel()
+    from ddz import peers as P
+
+    rng = random.Random(seed)
+    states = []
+    for d in _lead_hands(hands * 3, seed):
+        s = P.OPENSPIEL._deal(P.canon(d[:20]), P.canon(d[20:37]), P.canon(d[37:]))
+        k = 0
+        while k < after and not s.is_terminal():
+            s.apply_action(rng.choice(s.legal_actions()))
+            k += 1
+        if not s.is_terminal() and k == after:
+            states.append((s, s.legal_actions()[0]))
+        if len(states) == hands:
+            break
+    reps = 20
+
+    def run() -> float:
+        t = time.perf_counter()
+        for _ in range(reps):
+            for s, a in states:
+                c = s.clone()
+                c.apply_action(a)
+        return reps * len(states) / (time.perf_counter() - t)
+
+    run()
+    return max(run() for _ in range(repeat))
+
+
+def main() -> None:
+    g, ga = game_rate(ddz.Rules.classic())
+    rows = [("ddz.Game, CLASSIC3, random actions", g, f"hands/s ({ga:.1f} actions a hand)")]
+    try:
+        o, oa = openspiel_game_rate()
+        rows.append(("OpenSpiel dou_dizhu full game", o, f"hands/s ({oa:.1f} decisions a hand)  Game ratio "
+                     f"{g / o:.2f}x (target >= 1.5x)"))
+        p, op = playstate_loop_rate(), openspiel_play_rate()
+        rows.append(("PlayState loop / OpenSpiel play phase", p, f"actions/s  ratio {p / op:.2f}x (target >= 1.3x)"))
+        c, oc = clone_apply_rate(), openspiel_clone_apply_rate()
+        rows.append(("clone+apply / OpenSpiel clone+apply", c, f"per s  ratio {c / oc:.2f}x (target >= 2x)"))
+    except RuntimeError as e:
+        print(f"(peer skipped: {e})")
+    c0, c40 = clone_apply_rate(after=0, apply=False), clone_apply_rate(after=40, apply=False)
+    rows.append(("PlayState.clone at the start / after 40", c0, f"per s  after-40 / start {c40 / c0:.2f} "
+                 "(target within 10 %)"))
+    for name, rate, unit in rows:
+        print(f"{name:<42} {rate:>12,.0f} {unit}")
+
+
+if __name__ == "__main__":
+    main()
