@@ -21,6 +21,7 @@ from ._rules import Rules
 from . import scoring
 from .scoring import GameResult, PlaySummary, kitty_factor
 from .cards import RANKS, card_name, card_rank, deck_ids, ranks_of
+from .table import TablePolicy
 from .variants import VARIANT
 from .errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
 
@@ -41,7 +42,7 @@ def _is_play_form(action: Any) -> bool:
     return False
 
 
-class Game:
+class Game(TablePolicy):
     """One hand of ``rules.variant``. See the module docstring and README."""
 
     def __new__(cls, rules: Rules, *args: Any, **kwargs: Any) -> "Game":
@@ -553,97 +554,6 @@ class Game:
     def __repr__(self) -> str:
         return (f"Game({self._variant}, phase={self._phase}, to act={self.current_seat}, "
                 f"landlord={self._landlord}, deal={self.deal_number})")
-
-    # ---- time, escapes and bots (docs/rules.md §9, §4) ------------------------------------
-    @property
-    def move_timeout_s(self) -> float:
-        return self._rules.options["move_timeout_s"]
-
-    @property
-    def time_left(self) -> Optional[float]:
-        """Seconds left for the current decision (the caller reports time with elapsed())."""
-        return None if self.is_over else max(0.0, self.move_timeout_s - self._clock)
-
-    def elapsed(self, seconds: float) -> Optional[str]:
-        """Reports time spent on the current decision. When the decision's time
-        (``move_timeout_s``) runs out, applies ``timeout()`` and returns its token."""
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
-            raise ArgumentError(f"elapsed seconds must be a non-negative number, not {shown(seconds)}")
-        if self.is_over:
-            raise illegal(IllegalCode.HAND_OVER, "the hand is over: no decision is timed")
-        self._clock += seconds
-        if self._clock >= self.move_timeout_s:
-            return self.timeout()
-        return None
-
-    def timeout_action(self) -> str:
-        """The default action of §3.6 for the seat to act (A8): the non-escalating choice,
-        PASS, or the lowest single card when the seat must lead."""
-        if self.is_over:
-            raise illegal(IllegalCode.HAND_OVER, "the hand is over: no decision is timed")
-        if self._rules.options["timeout_policy"] == "bot":
-            from .bots import RuleBot
-            seat = self._acting()
-            bot = self._bots.get(seat) or RuleBot()
-            return bot.act(self, seat)
-        legal = self.legal_actions()
-        for token in ("NO_CALL", "NO_ROB", "NO_SHOW", "NORMAL_START", "NO_FANSHEN", "NO_YAPO", "CLOSED", "PASS"):
-            if token in legal:
-                return token
-        lowest = min(self._hands.ids(self._acting()), key=lambda c: (card_rank(c), c))
-        return "PLAY " + card_name(lowest, self._decks)
-
-    def timeout(self) -> str:
-        """The seat to act ran out of time: records TIMEOUT(seat) and applies the default action."""
-        token = self.timeout_action()
-        self._note_timeout()
-        return self.apply(token)
-
-    def _note_timeout(self) -> None:
-        seat = self._acting()
-        self._history.append((seat, "TIMEOUT"))
-
-    @property
-    def bot_seats(self) -> List[int]:
-        return sorted(self._bots)
-
-    def set_bot(self, seat: int, bot: Any = None) -> None:
-        """Hands a seat to a bot (``ddz.bots.RuleBot()`` when ``bot`` is None) from now on;
-        ``step_bots()`` then plays it. ``clear_bot(seat)`` gives the seat back."""
-        self._check_seat(seat)
-        if bot is None:
-            from .bots import RuleBot
-            bot = RuleBot()
-        if not callable(getattr(bot, "act", None)):
-            raise ArgumentTypeError("a bot needs an act(game, seat) method")
-        self._bots[seat] = bot
-
-    def clear_bot(self, seat: int) -> None:
-        self._check_seat(seat)
-        self._bots.pop(seat, None)
-
-    def step_bots(self, limit: int = 10_000) -> List[str]:
-        """Lets bot seats act while one of them is to act; returns the tokens applied."""
-        done: List[str] = []
-        while not self.is_over and self.current_seat in self._bots and len(done) < limit:
-            done.append(self.apply(self._bots[self.current_seat].act(self, self.current_seat)))
-        return done
-
-    def escape(self, seat: int) -> Optional[GameResult]:
-        """A seat leaves the unfinished hand (docs/rules.md §9, decision A9). TWOP and BENGBU4: the hand
-        ends at once with the escape settlement (returned). CLASSIC3: a bot takes the seat
-        until the hand ends and the hand is settled normally (§3.6; returns None)."""
-        self._check_seat(seat)
-        if self.is_over:
-            raise illegal(IllegalCode.HAND_OVER, "the hand is over: nobody can escape it")
-        self._history.append((seat, "ESCAPE"))
-        self._clock = 0.0
-        if self._variant == "classic":
-            if seat not in self._bots:
-                self.set_bot(seat)
-            return None
-        self._finish(self._escape_result(seat))
-        return self._result
 
     def _escape_result(self, seat: int) -> GameResult:
         raise NotImplementedError
