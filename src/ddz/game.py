@@ -16,6 +16,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
+from . import action_space
 from ._core import CardError, Cards, IllegalAction, Kind, Move, PlayState
 from ._rules import Rules
 from .cards import RANKS, card_name, card_rank, deck_ids, parse_card_names, ranks_of
@@ -349,6 +352,16 @@ class Game:
             return [("PASS" if m.is_pass else f"PLAY {m}") for m in self._play.legal_moves()]
         return self._decision_actions()
 
+    # ---- action ids (ddz.action_space: plays, PASS, then the decisions) ----------------
+    def legal_action_ids(self) -> List[int]:
+        """The ids of ``legal_actions()`` in the same order (``Rules.num_actions`` ids: plays
+        by ``Move.id``, PASS at ``rules.pass_id``, decision k at ``pass_id + 1 + k``)."""
+        return action_space.legal_ids(self)
+
+    def legal_action_mask(self) -> "np.ndarray":
+        """A numpy bool array of length ``rules.num_actions``, True at ``legal_action_ids()``."""
+        return action_space.legal_mask(self)
+
     def check(self, action: Any, seat: Optional[int] = None) -> Optional[IllegalAction]:
         """None when ``apply(action, seat)`` would succeed, otherwise the ``IllegalAction`` it
         would raise (returned, not raised), whose ``.code`` (a ``ddz.IllegalCode``) says why:
@@ -367,7 +380,9 @@ class Game:
         return self.check(action, seat) is None
 
     def apply(self, action: Any, seat: Optional[int] = None) -> str:
-        """Applies an action of the seat to act and returns the token recorded for it. With
+        """Applies an action of the seat to act and returns the token recorded for it: a token
+        (``"CALL"``, ``"PLAY 33"``, ``"PLAY 3s 3h"``, ``"PASS"``), a Move, a list of card ids, or
+        an action id (a Python int, see ``legal_action_ids``). With
         ``seat`` (a server always passes it) an action by any other seat raises
         ``IllegalAction`` with code ``NOT_YOUR_TURN``. An illegal action raises the
         ``IllegalAction`` that ``check`` returns and changes nothing."""
@@ -386,6 +401,8 @@ class Game:
             self._check_seat(seat)
             if seat != acting:
                 raise illegal(IllegalCode.NOT_YOUR_TURN, f"not seat {seat}'s turn: seat {acting} is to act")
+        if isinstance(action, (int, np.integer)):  # an action id (a bool is refused there)
+            action = action_space.resolve(self, action)
         if self._phase == "PLAY":
             if isinstance(action, str) and action.strip().upper() in VARIANT[self._variant].decisions:
                 raise illegal(IllegalCode.WRONG_PHASE, f"{shown(action, 40)} is a decision, but the hand is in "
