@@ -9,6 +9,8 @@ void register_move(py::module_& m);
 void register_play(py::module_& m);
 void register_solver(py::module_& m);
 void register_sample(py::module_& m);
+void register_encode(py::module_& m);
+void register_vector_env(py::module_& m);
 
 PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.doc() = "ddz C++ core: cards, rules, classification and legal-move generation";
@@ -405,4 +407,6 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   register_play(m);
   register_solver(m);
   register_sample(m);
+  register_encode(m);
+  register_vector_env(m);
 }

@@ -35,7 +35,8 @@ from .matchmaking import MATCH_TIERS, Matchmaker
 from .solver import Solution, SolveError, SolveTypeError, solve
 from .sample import SampleError, SampleTypeError, sample_deals
 from .evaluate import EvaluationResult, evaluate
-from . import action_space, bots, variants
+from .vector_env import VectorEnv
+from . import action_space, bots, encode, variants
 
 from ._version import __version__
 
@@ -43,7 +44,8 @@ __all__ = [
     "ArgumentError", "ArgumentTypeError", "CardTypeError", "DdzError", "IllegalActionTypeError", "IllegalCode",
     "MAX_THREADS",
     "MoveTypeError", "RecordError", "RecordTypeError",
-    "action_space", "bots", "variants", "EvaluationResult", "evaluate", "card_id", "card_name", "CardError", "Cards", "classify", "count_moves", "cpu_has_fast_isa",
+    "action_space", "bots", "encode", "variants", "EvaluationResult", "evaluate", "VectorEnv", "card_id",
+    "card_name", "CardError", "Cards", "classify", "count_moves", "cpu_has_fast_isa",
     "deal", "decode", "dispatch_level", "Game", "GameResult", "hand_words", "IllegalAction", "Kind",
     "kitty_factor", "legal_moves", "legal_moves_array", "legal_moves_batch", "MATCH_TIERS", "Matchmaker",
     "Move", "MoveError", "PASS", "PlayState", "Room", "ROOMS", "Rules", "sample_deals", "SampleError",
