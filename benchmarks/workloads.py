@@ -33,7 +33,10 @@ RANDOM_OPTIONS = {
 
 
 def make_rules(name: str) -> ddz.Rules:
-    """A preset (``classic_openspiel``) or one of ``RANDOM_OPTIONS``."""
+    """A preset (``classic_openspiel``) or one of ``RANDOM_OPTIONS`` (``rlcard_peer``: RLCard's
+    own rules, run by RLCard)."""
+    if name == "rlcard_peer":
+        return ddz.Rules.classic_rlcard()
     if name in RANDOM_OPTIONS:
         variant, opts = RANDOM_OPTIONS[name]
         return getattr(ddz.Rules, variant)(**opts)
@@ -207,6 +210,19 @@ def _run_playstate_loop(w: Workload, repeat: int) -> Tuple[float, float, str]:
     return max(BV.play_state_loop_rate(make_rules(w.rules), w.hands, w.seed) for _ in range(repeat)), 0.0, "actions/s"
 
 
+def _run_rlcard(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    import bench_envs as BE
+
+    env_id = "doudizhu" if w.rules == "rlcard_peer" else "ddz-classic"
+    return BE.rlcard_rate(w.hands, w.seed, repeat, env_id=env_id), 0.0, "actions/s"
+
+
+def _run_pettingzoo(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    import bench_envs as BE
+
+    return BE.pettingzoo_rate(make_rules(w.rules), w.hands, w.seed, repeat), 0.0, "actions/s"
+
+
 _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "batch": _run_batch,                  # legal_moves_batch into a reused out= buffer (GIL released)
     "count": _run_count,                  # legal_moves_batch(count_only=True)
@@ -221,6 +237,8 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "compact": _run_compact,              # ddz.encode.compact_arrays, reused buffer
     "vector_env": _run_vector_env,        # ddz.VectorEnv.step, numpy random choice in the loop
     "playstate_loop": _run_playstate_loop,  # Python loop over PlayState, for the ratio
+    "rlcard_env": _run_rlcard,            # RLCard env.step: RLCard's doudizhu (the peer) or ddz-classic
+    "pettingzoo": _run_pettingzoo,        # ddz's PettingZoo AEC env: last() + masked random id + step()
 }
 
 WHAT = {
@@ -237,6 +255,8 @@ WHAT = {
     "compact": "encode.compact_arrays",
     "vector_env": "VectorEnv.step, 1 thread, numpy choice",
     "playstate_loop": "Python loop over PlayState ids",
+    "rlcard_env": "RLCard env.step, random legal id",
+    "pettingzoo": "PettingZoo AEC last()+step()",
 }
 
 COMPAT = ("classic_openspiel", "classic_douzero", "classic_rlcard")
@@ -280,6 +300,12 @@ def _registry() -> List[Workload]:
                       issue=12))
     w.append(Workload("env.vector.classic", "vector_env", "classic", hands=4096, target=">= 2M steps/s per core",
                       vs="env.playstate_loop.classic", issue=12))
+    w.append(Workload("env.rlcard.peer", "rlcard_env", "rlcard_peer", hands=2000, target="(peer)", issue=12))
+    w.append(Workload("env.rlcard.ddz_classic", "rlcard_env", "classic_rlcard", hands=2000,
+                      target="(RLCard-compatible)", vs="env.rlcard.peer", issue=12))
+    for rules in ("classic", "two_player", "bengbu"):
+        w.append(Workload(f"env.pettingzoo.{rules}", "pettingzoo", rules, hands=2000,
+                          target=">= 20x RLCard env.step", vs="env.rlcard.peer", issue=12))
     return w
 
 

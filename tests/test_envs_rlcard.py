@@ -83,15 +83,16 @@ def _same(a, b, where):
     assert sorted(ra["actions"]) == sorted(rb["actions"]) == sorted(a["raw_legal_actions"]), where
 
 
-def test_classic_rlcard_equals_rlcards_doudizhu_on_200_hands():
+@pytest.mark.parametrize("hands, seed", [(200, 0), pytest.param(3000, 1, marks=pytest.mark.slow)])
+def test_classic_rlcard_equals_rlcards_doudizhu(hands, seed):
     """The same deal in both environments, the same random legal id applied to both, every
     state (and every player's final state and the payoffs) compared."""
-    ours = rlcard.make("ddz-classic", config={"seed": 0, "rules": ddz.Rules.classic_rlcard()})
-    theirs = rlcard.make("doudizhu", config={"seed": 0})
+    ours = rlcard.make("ddz-classic", config={"seed": seed, "rules": ddz.Rules.classic_rlcard()})
+    theirs = rlcard.make("doudizhu", config={"seed": seed})
     assert ours.num_actions == theirs.num_actions and ours.state_shape == theirs.state_shape
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     steps = 0
-    for hand in range(200):
+    for hand in range(hands):
         sb, pb = theirs.reset()
         hands = [cards2str(p.current_hand) for p in theirs.game.players]
         sa, pa = ours.reset(hands=hands, kitty=theirs.game.round.seen_cards)
@@ -108,4 +109,4 @@ def test_classic_rlcard_equals_rlcards_doudizhu_on_200_hands():
         for p in range(3):
             _same(ours.get_state(p), theirs.get_state(p), (hand, "end", p))
         assert ours.get_payoffs().tolist() == theirs.get_payoffs().tolist()
-    assert steps > 200 * 30
+    assert steps > hands * 30
