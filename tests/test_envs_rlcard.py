@@ -94,8 +94,8 @@ def test_classic_rlcard_equals_rlcards_doudizhu(hands, seed):
     steps = 0
     for hand in range(hands):
         sb, pb = theirs.reset()
-        hands = [cards2str(p.current_hand) for p in theirs.game.players]
-        sa, pa = ours.reset(hands=hands, kitty=theirs.game.round.seen_cards)
+        dealt = [cards2str(p.current_hand) for p in theirs.game.players]
+        sa, pa = ours.reset(hands=dealt, kitty=theirs.game.round.seen_cards)
         assert pa == pb == 0
         _same(sa, sb, (hand, 0))
         while not theirs.is_over():

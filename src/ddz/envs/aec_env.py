@@ -57,12 +57,17 @@ class DdzAECEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: Dict[str, Dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self._game().current_seat]
+        self.agent_selection = self.possible_agents[self._to_act()]
 
     def _game(self) -> Game:
         if self.game is None:
             raise RuntimeError("call reset() first")
         return self.game
+
+    def _to_act(self) -> int:
+        seat = self._game().current_seat
+        assert seat is not None  # new_game never returns a hand that is over
+        return seat
 
     def observe(self, agent: str) -> Dict[str, np.ndarray]:
         return observe(self._game(), self._seat[agent])
@@ -75,7 +80,7 @@ class DdzAECEnv(AECEnv):
         g = self._game()
         self._cumulative_rewards[agent] = 0
         g.apply(int(action), self._seat[agent])
-        if g.is_over:
+        if g.result is not None:
             scores = g.result.scores
             for a in self.agents:
                 self.rewards[a] = scores[self._seat[a]]
@@ -84,7 +89,7 @@ class DdzAECEnv(AECEnv):
         else:
             for a in self.agents:
                 self.rewards[a] = 0
-            nxt = g.current_seat
+            nxt = self._to_act()
         self.agent_selection = self.possible_agents[nxt]
         self._accumulate_rewards()
 

@@ -64,6 +64,7 @@ class DdzGymEnv(gymnasium.Env):
         g = self._game()
         while not g.is_over and g.current_seat != self.seat:
             s = g.current_seat
+            assert s is not None  # a hand not over has a seat to act
             g.apply(bot_action(self.opponents[s], g, s), s)
 
     def _reward(self) -> float:

@@ -198,7 +198,7 @@ class DdzRLCardEnv(Env):
         """A new hand: shuffled with ``np_random``, or from ``hands`` (player 0, the
         landlord, first, holding the kitty; ``kitty`` names the kitty for the raw observation)."""
         state, player = self.game.init_game(hands, kitty)
-        self.action_recorder = []
+        self.action_recorder: List[Tuple[int, int]] = []
         return self._extract_state(state), player
 
     # ---- encoding ----
