@@ -224,3 +224,14 @@ def test_python_policy_with_rng_is_reproducible():
     assert 0.1 < a.summary["landlord_win_rate"] < 0.9 or a.games < 30
     with pytest.raises(ddz.IllegalAction):
         ddz.simulate(rules, 1, policy=lambda ps: rules.pass_id)  # PASS at the lead
+
+
+def test_search_bot_seat_is_reproducible():
+    """The built-in SearchBot (a node budget, so no clock decides) plays its seats; each
+    hand's copy is reseeded from the hand, so two runs agree exactly."""
+    sb = ddz.bots.SearchBot(time_per_move=None, node_limit=3000, worlds=4)
+    rules = ddz.Rules.classic()
+    a = ddz.evaluate([sb, ddz.bots.RuleBot(), ddz.bots.RuleBot()], rules, games=2, seed=2)
+    b = ddz.evaluate([sb, ddz.bots.RuleBot(), ddz.bots.RuleBot()], rules, games=2, seed=2)
+    np.testing.assert_array_equal(a.scores, b.scores)
+    assert a.names[0] == "SearchBot" and sb._decisions == 0  # the prototype itself never plays
