@@ -9,6 +9,7 @@ void register_move(py::module_& m);
 void register_play(py::module_& m);
 void register_solver(py::module_& m);
 void register_sample(py::module_& m);
+void register_physical(py::module_& m);
 void register_encode(py::module_& m);
 void register_vector_env(py::module_& m);
 
@@ -407,6 +408,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   register_play(m);
   register_solver(m);
   register_sample(m);
+  register_physical(m);
   register_encode(m);
   register_vector_env(m);
 }

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import action_space
+from . import _core, action_space
 from ._core import CardError, Cards, IllegalAction, Kind, Move, PlayState
 from ._rules import Rules
 from .cards import RANKS, card_name, card_rank, deck_ids, parse_card_names, ranks_of
@@ -127,7 +127,6 @@ class Game:
         self._first_to_decide_override = first_to_decide if hands is None else None
         self._deals: List[Dict[str, Any]] = []
         self._history: List[Tuple[Optional[int], str]] = []
-        self._actions: List[Dict[str, Any]] = []
         self._redeals = 0
         self._result: Optional[GameResult] = None
         self._bots: Dict[int, Any] = {}
@@ -135,15 +134,16 @@ class Game:
         self._start_deal()
 
     # ---- dealing ----------------------------------------------------------------
-    def _deal_rng(self, deal_index: int) -> random.Random:
-        """The randomness of one deal depends only on (seed, deal index), so a game rebuilt
-        from its record re-deals exactly like the original."""
-        return random.Random((self._seed << 16) + deal_index)
+    def _deal_order(self, deal_index: int) -> Tuple[List[int], int, int]:
+        """Deal ``deal_index`` of this game (0, then one per re-deal) is game ``deal_index`` of
+        the seed's series in the one dealer that ``ddz.deal`` and ``ddz.simulate`` use: the
+        shuffled card ids, the first bidder (simulate's landlord) and TWOP's coin."""
+        return _core.deal_order(self._rules, self._seed, deal_index)
 
     def _injected_deal(self, hands: Sequence[str], kitty: Optional[str], aside: Optional[str],
                        first_bidder: Optional[int], first_to_decide: Optional[int]) -> Dict[str, Any]:
         v = self._variant
-        rng = self._deal_rng(0)
+        order, first_seat, coin = self._deal_order(0)
         if isinstance(hands, str) or len(hands) != self._n:
             raise ArgumentError(f"hands must list {self._n} hands, one per seat")
         pool: Dict[int, List[int]] = {}
@@ -170,16 +170,17 @@ class Game:
             kit = take(kitty, "the kitty")
             if len(kit) != VARIANT[v].kitty:
                 raise ArgumentError(f"the kitty holds {VARIANT[v].kitty} cards, got {len(kit)}")
-        elif v == "two_player":
-            kit = take(ranks_of(rng.sample(rest, 3)), "the kitty")
+        elif v == "two_player":  # three of the cards left, in the order the dealer shuffled them
+            left = set(rest)
+            kit = take(ranks_of([c for c in order if c in left][:VARIANT[v].kitty]), "the kitty")
         else:
             kit = rest
         rest = sorted(c for ids in pool.values() for c in ids)
         if v == "two_player":
             if aside is not None:
                 aside_ids = take(aside, "the set-aside cards")
-                if len(aside_ids) != 11:
-                    raise ArgumentError(f"TWOP sets 11 cards aside, got {len(aside_ids)}")
+                if len(aside_ids) != VARIANT[v].aside:
+                    raise ArgumentError(f"TWOP sets {VARIANT[v].aside} cards aside, got {len(aside_ids)}")
             else:
                 aside_ids = rest
         else:
@@ -187,8 +188,8 @@ class Game:
                 raise ArgumentError("only TWOP sets cards aside")
             aside_ids = []
         return {"hands": dealt, "kitty": kit, "aside": aside_ids,
-                "first_bidder": first_bidder if first_bidder is not None else rng.randrange(self._n),
-                "first_to_decide": (first_to_decide if first_to_decide is not None else rng.randrange(2))
+                "first_bidder": first_bidder if first_bidder is not None else first_seat,
+                "first_to_decide": (first_to_decide if first_to_decide is not None else coin)
                 if v == "two_player" else None}
 
     def _draw_deal(self) -> Dict[str, Any]:
@@ -197,17 +198,14 @@ class Game:
             return {"hands": [list(h) for h in d["hands"]], "kitty": list(d["kitty"]),
                     "aside": list(d.get("aside") or []), "first_bidder": d["first_bidder"],
                     "first_to_decide": d.get("first_to_decide")}
-        rng = self._deal_rng(len(self._deals))
-        ids = deck_ids(self._decks)
-        rng.shuffle(ids)
-        v = self._variant
-        k = VARIANT[v].hand
-        hands = [sorted(ids[i * k:(i + 1) * k]) for i in range(self._n)]
+        order, fb, coin = self._deal_order(len(self._deals))
+        lay = VARIANT[self._variant]
+        k = lay.hand
+        hands = [sorted(order[i * k:(i + 1) * k]) for i in range(self._n)]
         off = self._n * k
-        kit = sorted(ids[off:off + VARIANT[v].kitty])
-        aside = sorted(ids[off + VARIANT[v].kitty:])
-        fb = rng.randrange(self._n)
-        ftd = rng.randrange(2) if v == "two_player" else None
+        kit = sorted(order[off:off + lay.kitty])
+        aside = sorted(order[off + lay.kitty:])
+        ftd = coin if self._variant == "two_player" else None
         if not self._deals:  # overrides apply to the first deal only
             if self._first_bidder_override is not None:
                 fb = self._first_bidder_override
@@ -218,9 +216,7 @@ class Game:
     def _start_deal(self) -> None:
         d = self._draw_deal()
         self._deals.append(d)
-        self._held: List[List[int]] = [sorted(h) for h in d["hands"]]
-        self._kitty: List[int] = sorted(d["kitty"])
-        self._aside: List[int] = sorted(d["aside"])
+        self._hands = _core.PhysicalHands(self._rules, d["hands"], d["kitty"], d["aside"])
         self._kitty_revealed = False
         self._shown: set = set()
         self._landlord: Optional[int] = None
@@ -240,7 +236,7 @@ class Game:
         self._start_deal()
 
     def _take_kitty(self) -> None:
-        self._held[self._ll] = sorted(self._held[self._ll] + self._kitty)
+        self._hands.take_kitty(self._ll)
         self._kitty_revealed = True
 
     # ---- protocol ---------------------------------------------------------------
@@ -318,17 +314,17 @@ class Game:
     def hand(self, seat: int) -> Cards:
         """A seat's cards by rank (server view; empty before the deal)."""
         self._check_seat(seat)
-        return Cards(ranks_of(self._held[seat]) if self._dealt() else "", decks=self._decks)
+        return self._hands.cards(seat) if self._dealt() else Cards("", decks=self._decks)
 
     def cards(self, seat: int) -> List[str]:
         """A seat's physical cards (server view; empty before the deal)."""
         self._check_seat(seat)
-        return [card_name(c, self._decks) for c in self._held[seat]] if self._dealt() else []
+        return self._hands.names(seat) if self._dealt() else []
 
     @property
     def kitty(self) -> Optional[Cards]:
         """The kitty (server view); None before the deal (TWOP's PRE_DEAL)."""
-        return Cards(ranks_of(self._kitty), decks=self._decks) if self._dealt() else None
+        return Cards(ranks_of(self._hands.kitty), decks=self._decks) if self._dealt() else None
 
     @property
     def multiplier(self) -> int:
@@ -349,7 +345,7 @@ class Game:
         if self._phase == "OVER":
             return []
         if self._phase == "PLAY":
-            return [("PASS" if m.is_pass else f"PLAY {m}") for m in self._play.legal_moves()]
+            return self._play.legal_tokens()
         return self._decision_actions()
 
     # ---- action ids (ddz.action_space: plays, PASS, then the decisions) ----------------
@@ -386,10 +382,36 @@ class Game:
         ``seat`` (a server always passes it) an action by any other seat raises
         ``IllegalAction`` with code ``NOT_YOUR_TURN``. An illegal action raises the
         ``IllegalAction`` that ``check`` returns and changes nothing."""
-        prepared = self._validate(action, seat)
-        token = self._apply(prepared)
+        if self._phase == "PLAY":  # the hot path: the core checks and plays real cards in one step
+            ps = self._play
+            if seat is not None and seat != ps.current_seat:
+                self._check_turn(seat)
+            acting = ps.current_seat
+            if isinstance(action, (int, np.integer)):  # an action id (a bool is refused there)
+                action = action_space.resolve(self, action)
+            try:
+                token = self._hands.play(ps, action)
+            except IllegalAction as e:
+                raise self._play_error(action, e) from None
+            self._played(acting, token)
+        else:
+            token = self._apply(self._validate(action, seat))
         self._clock = 0.0
         return token
+
+    def _check_turn(self, seat: Any) -> None:
+        self._check_seat(seat)
+        acting = self._acting()
+        if seat != acting:
+            raise illegal(IllegalCode.NOT_YOUR_TURN, f"not seat {seat}'s turn: seat {acting} is to act")
+
+    def _play_error(self, action: Any, error: IllegalAction) -> IllegalAction:
+        """A decision token offered during the play reads as malformed cards to the core;
+        it is an action of the wrong phase."""
+        if isinstance(action, str) and action.strip().upper() in VARIANT[self._variant].decisions:
+            return illegal(IllegalCode.WRONG_PHASE, f"{shown(action, 40)} is a decision, but the hand is in "
+                                                    "its play phase: play cards or PASS")
+        return error
 
     def _validate(self, action: Any, seat: Optional[int]) -> Any:
         """Checks an action completely, raising its IllegalAction; returns what _apply needs
@@ -398,25 +420,14 @@ class Game:
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: no action is legal")
         acting = self._acting()
         if seat is not None:
-            self._check_seat(seat)
-            if seat != acting:
-                raise illegal(IllegalCode.NOT_YOUR_TURN, f"not seat {seat}'s turn: seat {acting} is to act")
+            self._check_turn(seat)
         if isinstance(action, (int, np.integer)):  # an action id (a bool is refused there)
             action = action_space.resolve(self, action)
         if self._phase == "PLAY":
-            if isinstance(action, str) and action.strip().upper() in VARIANT[self._variant].decisions:
-                raise illegal(IllegalCode.WRONG_PHASE, f"{shown(action, 40)} is a decision, but the hand is in "
-                                                       "its play phase: play cards or PASS")
-            try:
-                ids = self._physical_play(acting, action)
-            except IllegalAction:
-                raise
-            except DdzError as e:
-                raise illegal(IllegalCode.MALFORMED, str(e), isinstance(e, TypeError)) from None
-            why = self._play.check("PASS" if ids is None else ranks_of(ids))
+            why = self._hands.check_play(self._play, action)
             if why is not None:
-                raise why
-            return ("play", ids)
+                raise self._play_error(action, why)
+            return ("play", action)
         if not isinstance(action, str):
             if _is_play_form(action):
                 raise illegal(IllegalCode.WRONG_PHASE, f"a play during phase {self._phase}: legal actions are "
@@ -435,83 +446,29 @@ class Game:
 
     def _apply(self, prepared: Any) -> str:
         what, arg = prepared
-        if what == "play":
-            return self._apply_play(arg)
         seat = self._acting()
+        if what == "play":
+            token = self._hands.play(self._play, arg)
+            self._played(seat, token)
+            return token
         self._history.append((seat, arg))
-        self._actions.append({"seat": seat, "action": arg})
         self._decide(seat, arg)
         return arg
 
     # ---- the play phase ------------------------------------------------------------
     def _start_play(self, bomb_limits: Optional[List[Optional[int]]] = None) -> None:
-        hands = [Cards(ranks_of(h), decks=self._decks) for h in self._held]
+        hands = [self._hands.cards(s) for s in range(self._n)]
         self._ps = PlayState(hands, self._ll, self._rules, bomb_limits=bomb_limits)
         self._phase = "PLAY"
         self._seat = None
 
-    def _physical_play(self, seat: int, action: Any) -> Optional[List[int]]:
-        """Card ids of a play (None for PASS), chosen from what the seat holds."""
-        held = self._held[seat]
-        if isinstance(action, Move):
-            if action.is_pass:
-                return None
-            ranks = str(action)
-        elif isinstance(action, (list, tuple)):
-            ids = parse_card_names(list(action), self._decks)
-            return self._check_held(seat, ids)
-        elif isinstance(action, str):
-            text = action.strip()
-            if text.upper() == "PASS":
-                return None
-            if text.upper().startswith("PLAY"):
-                text = text[4:].strip()
-            if not text:
-                raise illegal(IllegalCode.MALFORMED, "an empty play: name the cards, or PASS")
-            if any(ch in "shcd'" for ch in text) or " " in text:
-                return self._check_held(seat, parse_card_names(text, self._decks))
-            ranks = str(Cards(text, decks=self._decks))
-        else:
-            raise illegal(IllegalCode.MALFORMED, f"a play is 'PLAY <cards>', 'PASS', a Move or a list of card ids, "
-                                                 f"not {shown(action)}", type_error=True)
-        by_rank: Dict[int, List[int]] = {}
-        for c in held:
-            by_rank.setdefault(card_rank(c), []).append(c)
-        ids = []
-        for ch in ranks:
-            pool = by_rank.get(RANKS.index(ch), [])
-            if not pool:
-                raise illegal(IllegalCode.NOT_HELD, f"seat {seat} does not hold {shown(ranks)} (holds {ranks_of(held)!r})")
-            ids.append(pool.pop(0))
-        return ids
-
-    def _check_held(self, seat: int, ids: List[int]) -> List[int]:
-        missing = [card_name(c, self._decks) for c in ids if c not in self._held[seat]]
-        if missing:
-            raise illegal(IllegalCode.NOT_HELD, f"seat {seat} does not hold {' '.join(missing[:10])}")
-        if not ids:
-            raise illegal(IllegalCode.MALFORMED, "an empty play: name the cards, or PASS")
-        return ids
-
-    def _apply_play(self, ids: Optional[List[int]]) -> str:
-        """Applies a checked play (card ids) or PASS (None) of the seat to act."""
-        seat = self._play.current_seat
-        if ids is None:
-            self._play.apply("PASS")
-            token = "PASS"
-        else:
-            self._play.apply(ranks_of(ids))
-            held = self._held[seat]
-            for c in ids:
-                held.remove(c)
-            token = "PLAY " + " ".join(card_name(c, self._decks) for c in sorted(ids))
+    def _played(self, seat: int, token: str) -> None:
+        """Records a play or pass the core has applied; ends the hand or runs the hook."""
         self._history.append((seat, token))
-        self._actions.append({"seat": seat, "action": token})
         if self._play.is_over:
             self._finish(self._score())
         else:
             self._after_play_action(seat)
-        return token
 
     def _after_play_action(self, seat: int) -> None:
         """Hook for decisions inside the play phase (TWOP 翻身/压迫)."""
@@ -538,7 +495,7 @@ class Game:
         if seat is not None:
             self._check_seat(seat)
         dealt = self._dealt()
-        names = lambda ids: [card_name(c, self._decks) for c in ids] if dealt else []  # noqa: E731
+        names = lambda s: self._hands.names(s) if dealt else []  # noqa: E731
         to_act = self.current_seat
         return {
             "seat": seat,
@@ -546,11 +503,11 @@ class Game:
             "current_seat": to_act,
             "landlord": self._landlord,
             "first_bidder": self.first_bidder if dealt else None,
-            "hand": ranks_of(self._held[seat]) if dealt and seat is not None else "",
-            "cards": names(self._held[seat]) if seat is not None else [],
-            "shown": {s: names(self._held[s]) for s in sorted(self._visible_seats()) if s != seat},
-            "kitty": names(self._kitty) if self._kitty_revealed else None,
-            "cards_left": [len(h) if dealt else 0 for h in self._held],
+            "hand": str(self._hands.cards(seat)) if dealt and seat is not None else "",
+            "cards": names(seat) if seat is not None else [],
+            "shown": {s: names(s) for s in sorted(self._visible_seats()) if s != seat},
+            "kitty": [card_name(c, self._decks) for c in self._hands.kitty] if self._kitty_revealed else None,
+            "cards_left": [self._hands.count(s) if dealt else 0 for s in range(self._n)],
             "history": [[s, t] for s, t in self._history],
             "multiplier": self.multiplier,
             "factors": self._current_factors(),
@@ -580,9 +537,13 @@ class Game:
             "format": RECORD_FORMAT, "version": RECORD_VERSION,
             "rules": {"variant": self._variant, "options": dict(self._rules.options)},
             "seed": self._seed, "base": self._base, "initial_multiplier": self._imult,
-            "deals": deals, "actions": self._actions,
+            "deals": deals, "actions": self._action_log(),
             "result": self._result.to_dict() if self._result else None,
         }, ensure_ascii=False, sort_keys=True)
+
+    def _action_log(self) -> List[Dict[str, Any]]:
+        """The record's actions: the history without the dealer's REDEAL entries."""
+        return [{"seat": seat, "action": token} for seat, token in self._history if seat is not None]
 
     @classmethod
     def from_json(cls, text: str) -> "Game":
@@ -668,8 +629,7 @@ class Game:
         for token in ("NO_CALL", "NO_ROB", "NO_SHOW", "NORMAL_START", "NO_FANSHEN", "NO_YAPO", "CLOSED", "PASS"):
             if token in legal:
                 return token
-        cards = self._held[self._acting()]
-        lowest = min(cards, key=lambda c: (card_rank(c), c))
+        lowest = min(self._hands.ids(self._acting()), key=lambda c: (card_rank(c), c))
         return "PLAY " + card_name(lowest, self._decks)
 
     def timeout(self) -> str:
@@ -681,7 +641,6 @@ class Game:
     def _note_timeout(self) -> None:
         seat = self._acting()
         self._history.append((seat, "TIMEOUT"))
-        self._actions.append({"seat": seat, "action": "TIMEOUT"})
 
     @property
     def bot_seats(self) -> List[int]:
@@ -717,7 +676,6 @@ class Game:
         if self.is_over:
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: nobody can escape it")
         self._history.append((seat, "ESCAPE"))
-        self._actions.append({"seat": seat, "action": "ESCAPE"})
         self._clock = 0.0
         if self._variant == "classic":
             if seat not in self._bots:
@@ -830,7 +788,7 @@ class _ClassicGame(Game):
         self._seat = seat
 
     def _reveal_kitty(self) -> None:
-        self._kitty_f = kitty_factor(ranks_of(self._kitty), self._rules.options["classic_kitty_combine"])
+        self._kitty_f = kitty_factor(ranks_of(self._hands.kitty), self._rules.options["classic_kitty_combine"])
         self._take_kitty()
 
     def _current_factors(self) -> Dict[str, Any]:
@@ -988,8 +946,8 @@ class _TwoPlayerGame(Game):
         kinds = (Kind.BOMB, Kind.ROCKET) if rocket else (Kind.BOMB,)
         bombs = self._bombs_for_multiplier(kinds) if self._ps else 0
         if self._dealt():  # bombs held count too (无论是否炸出); the untaken kitty and the 11 never
-            for ids in self._held:
-                c = Counter(card_rank(x) for x in ids)
+            for holder in range(2):
+                c = Counter(RANKS.index(ch) for ch in str(self._hands.cards(holder)))
                 bombs += sum(1 for r in range(13) if c[r] == 4) + (1 if rocket and c[13] and c[14] else 0)
         shows = len(self._showers)
         show_f = (5 ** shows if opts["twop_show_start_stacks"] else 5) if shows else 1
@@ -1031,8 +989,8 @@ class _BengbuGame(Game):
     def _special_holders(self) -> Dict[int, List[str]]:
         """§2.3.2: 天炸 (all 8 of a rank) / 天尊 (BBRR) in a dealt 25-card hand."""
         out: Dict[int, List[str]] = {}
-        for s, ids in enumerate(self._held):
-            c = Counter(card_rank(x) for x in ids)
+        for s in range(4):
+            c = Counter(RANKS.index(ch) for ch in str(self._hands.cards(s)))
             tz = [r for r in range(13) if c[r] == 8]
             marks = ["天炸"] * len(tz) + (["天尊"] if c[13] == 2 and c[14] == 2 else [])
             if marks:
