@@ -166,7 +166,7 @@ def test_encoding_does_not_depend_on_hidden_cards(variant):
             assert np.array_equal(E.compact(g, seat), E.compact(h, seat)), (variant, g.phase, seat)
             changed += any(g.hand(s) != h.hand(s) for s in range(g.num_players) if s != seat)
             compared += 1
-    assert compared > 60 and changed > 30  # the shuffles really moved hidden cards
+    assert compared > 60 and changed >= 20  # the shuffles really moved hidden cards (not only set-aside ones)
 
 
 @pytest.mark.parametrize("variant", ddz.VARIANTS)

@@ -32,6 +32,25 @@ def _reward(ps: ddz.PlayState, variant: str):
     return [sign * u * (n - 1) if p == L else -sign * u for p in range(n)]
 
 
+def _kitty_word(rules, seed, game):
+    """The kitty of ddz.deal(rules, seed, game) as a rank-count word (ids: 4·rank + suit, 52 = B,
+    53 = R, the second deck's copy + 54)."""
+    physical, _, _ = ddz._core.PhysicalHands.deal(rules, seed, game)
+    word = 0
+    for cid in physical.kitty:
+        x = cid % 54
+        word += 1 << (4 * (x // 4 if x < 52 else 13 + x - 52))
+    return word
+
+
+def _expected_obs(ps, kitty):
+    """compact() of the seat to act, with the kitty revealed as in every variant's play phase."""
+    words, landlord, limits, actions = E.play_log(ps)
+    return E.compact_arrays(ps.rules, np.array([words], np.uint64), np.array([landlord]),
+                            np.array(actions, np.uint64), np.array([0, len(actions)]), np.array([ps.current_seat]),
+                            kitty=np.array([kitty], np.uint64))[0]
+
+
 def _pick(step, rng):
     counts = np.diff(step.legal_offsets)
     return step.legal_ids[step.legal_offsets[:-1] + (rng.random(len(counts)) * counts).astype(np.int64)]
@@ -46,6 +65,7 @@ def test_tables_match_play_states_of_the_same_deals(variant):
     rng = np.random.default_rng(3)
     played = [0] * N
     states = [ddz.PlayState(*ddz.deal(r, seed, i), r) for i in range(N)]
+    kitty = [_kitty_word(r, seed, i) for i in range(N)]
     finished = 0
     for _ in range(400 if variant != "bengbu" else 250):
         assert (env.games() == np.array([played[i] * N + i for i in range(N)])).all()
@@ -53,7 +73,7 @@ def test_tables_match_play_states_of_the_same_deals(variant):
             ids = st.legal_ids[st.legal_offsets[i]:st.legal_offsets[i + 1]].tolist()
             assert ids == ps.legal_actions(), (variant, i)
             assert st.seat[i] == ps.current_seat and st.role[i] == (0 if ps.current_seat == ps.landlord else 1)
-            assert np.array_equal(st.obs[i], E.compact(ps, ps.current_seat)), (variant, i)
+            assert np.array_equal(st.obs[i], _expected_obs(ps, kitty[i])), (variant, i)
         actions = _pick(st, rng)
         st = env.step(actions)
         for i, ps in enumerate(states):
@@ -64,6 +84,7 @@ def test_tables_match_play_states_of_the_same_deals(variant):
                 played[i] += 1
                 finished += 1
                 states[i] = ddz.PlayState(*ddz.deal(r, seed, played[i] * N + i), r)
+                kitty[i] = _kitty_word(r, seed, played[i] * N + i)
             else:
                 assert not st.reward[i].any()
         assert np.all(st.reward.sum(axis=1) == 0)
@@ -162,6 +183,10 @@ def test_bad_input_raises_and_moves_no_table():
     a, b = env.step(good), twin.step(good)
     for field in ("obs", "legal_ids", "reward", "seat"):
         assert np.array_equal(getattr(a, field), getattr(b, field))
+    with pytest.raises(ddz.ArgumentError, match="twop_rocket_doubles=True"):
+        ddz.VectorEnv(ddz.Rules.two_player(twop_rocket_doubles=False), 2, 1)
+    with pytest.raises(ddz.ArgumentError, match="bengbu_missiles_once_per_player=False"):
+        ddz.VectorEnv(ddz.Rules.bengbu(bengbu_missiles_once_per_player=True), 2, 1)
     with pytest.raises(ddz.ArgumentError, match="num_envs must be in"):
         ddz.VectorEnv(r, 0, 1)
     with pytest.raises(ddz.ArgumentTypeError):

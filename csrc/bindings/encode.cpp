@@ -4,6 +4,7 @@
 
 #include "../ddz/encode.hpp"
 #include "arrays.hpp"
+#include "play_obj.hpp"
 
 namespace {
 
@@ -128,6 +129,45 @@ py::list layout_list(const CompactLayout& L) {
 }  // namespace
 
 void register_encode(py::module_& m) {
+  m.def("_play_logs", [](py::handle states) {
+        std::vector<const PlayStateObj*> ps;
+        for_each_item(states, "states", [&](py::handle h, size_t i) {
+          if (!py::isinstance<PlayStateObj>(h))
+            throw ArgumentTypeError("states[" + std::to_string(i) + "] is a " + type_name(h) + ", not a ddz.PlayState");
+          ps.push_back(&h.cast<const PlayStateObj&>());
+        });
+        if (ps.empty()) throw ArgumentError("states is empty");
+        const int n = ps[0]->s.n;
+        const auto N = py::ssize_t(ps.size());
+        size_t total = 0;
+        for (size_t i = 0; i < ps.size(); ++i) {
+          if (ps[i]->s.n != n) throw ArgumentError("states[" + std::to_string(i) + "] has another number of seats");
+          total += ps[i]->log_size();
+        }
+        py::array_t<uint64_t> starts({N, py::ssize_t(n)});
+        py::array_t<uint64_t> actions{py::ssize_t(total)};
+        py::array_t<int64_t> landlords(N), limits({N, py::ssize_t(n)}), offsets(N + 1);
+        int64_t* off = offsets.mutable_data();
+        off[0] = 0;
+        for (size_t i = 0; i < ps.size(); ++i) {
+          const PlayState& s0 = ps[i]->initial();
+          for (int p = 0; p < n; ++p) {
+            starts.mutable_data()[i * size_t(n) + size_t(p)] = s0.hand[p];
+            limits.mutable_data()[i * size_t(n) + size_t(p)] = s0.limit[p];
+          }
+          landlords.mutable_data()[i] = s0.landlord;
+          const size_t len = ps[i]->log_size();
+          off[i + 1] = off[i] + int64_t(len);
+          uint64_t* a = actions.mutable_data() + off[i];
+          size_t k = len;  // the log runs from the newest action back
+          for (const LogNode* node = ps[i]->log.get(); node; node = node->prev.get()) a[--k] = node->move;
+        }
+        return py::make_tuple(starts, landlords, limits, actions, offsets);
+      }, py::arg("states"),
+      "The play logs of PlayStates as arrays: (starts, landlords, bomb_limits with 255 = unlimited, actions, "
+      "offsets), which the encoders replay (use ddz.encode.play_log).");
+
+
   m.def("_compact_layout", [](RulesArg rules, int decisions) {
         RulesPtr rp = rules_arg(rules);
         return layout_list(compact_layout(rp->r, decisions));

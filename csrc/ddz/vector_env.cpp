@@ -6,6 +6,8 @@
 #include <system_error>
 #include <thread>
 
+#include "physical.hpp"
+
 namespace ddz {
 
 VectorEnv::VectorEnv(const Rules& r, const ActionIndex& index, int decisions, size_t tables, uint64_t seed,
@@ -42,12 +44,15 @@ void VectorEnv::deal(size_t i) {
   Table& tb = tables_[i];
   const uint64_t g = game_of(i);
   tb.t = Tracked();
-  if (pool_.size() == 0) {
+  if (pool_.size() == 0) {  // the one dealer's deal of game g, as ddz.deal gives it, the kitty known
+    PhysicalDeal d;
+    deal_physical(r_, seed_, g, d);
+    PhysicalHands h = physical_hands(r_, d);
+    h.take_kitty(d.first_seat);
     Counts hands[4];
-    int landlord;
-    deal_game(r_, seed_, g, hands, landlord);
-    tb.t.s = start_play(r_.players(), hands, landlord, nullptr);
-    tb.kitty = 0;
+    for (int p = 0; p < r_.players(); ++p) hands[p] = counts_of_ids(h.held[p]);
+    tb.t.s = start_play(r_.players(), hands, d.first_seat, nullptr);
+    tb.kitty = counts_of_ids(h.kitty);
     return;
   }
   const size_t e = size_t(g % pool_.size());

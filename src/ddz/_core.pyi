@@ -227,6 +227,9 @@ def _sample_deals(pool: int, hidden: List[bool], known: List[int], draw: List[in
                   no_special_deal: bool, n: int, seed: int) -> npt.NDArray[np.uint64]: ...
 
 # ---- observation encoders (csrc/bindings/encode.cpp; the facade is ddz.encode) ----
+def _play_logs(states: Sequence[PlayState]) -> Tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64],
+                                                   npt.NDArray[np.int64], npt.NDArray[np.uint64],
+                                                   npt.NDArray[np.int64]]: ...
 def _compact_layout(rules: RulesCore, decisions: int) -> List[Tuple[str, int, int]]: ...
 def _compact(rules: RulesCore, decisions: int, starts: npt.NDArray[Any], landlords: npt.NDArray[Any],
              bomb_limits: Optional[npt.NDArray[Any]], actions: npt.NDArray[Any], offsets: npt.NDArray[Any],

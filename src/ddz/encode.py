@@ -82,9 +82,8 @@ def play_log(state: PlayState) -> Tuple[List[int], int, List[int], List[int]]:
     encoded actions), the arrays ``compact_arrays`` and ``douzero_arrays`` replay."""
     if not isinstance(state, PlayState):
         raise ArgumentTypeError(f"expected a ddz.PlayState, not {type(state).__name__}")
-    _, (hands, landlord, rules, limits, actions) = state.__reduce__()
-    words = [int(w) for w in _core.hand_words(hands, rules)]
-    return words, landlord, [255 if v is None else v for v in limits], actions
+    starts, landlords, limits, actions, _ = _core._play_logs([state])
+    return [int(w) for w in starts[0]], int(landlords[0]), [int(v) for v in limits[0]], [int(a) for a in actions]
 
 
 def _ranks_word(names: Sequence[str], decks: int) -> int:
@@ -221,10 +220,16 @@ def compact_batch(states: Sequence[Any], seats: Sequence[int],
             raise ArgumentTypeError(f"states[{i}] is a {type(st).__name__}, not a ddz.Game or ddz.PlayState")
     rules, variant = _rules_of(states[0]), _variant_of(states[0])
     n = VARIANT[variant].players
-    rows = _Rows(n)
-    for i, (st, seat) in enumerate(zip(states, seats)):
+    for i, st in enumerate(states):
         if not _same_rules(_rules_of(st), rules):
             raise ArgumentError(f"states[{i}] has rules {st.rules!r}, states[0] {rules!r}: encode one rules value at once")
+    if all(isinstance(st, PlayState) for st in states):  # the logs straight from the core
+        starts, landlords, limits, actions, offsets = _core._play_logs(states)
+        return _core._compact(rules, len(VARIANT[variant].decisions), starts, landlords,
+                              limits if variant == "bengbu" else None, actions, offsets,
+                              np.array([_seat(s, n) for s in seats], dtype=np.int64), None, None, out)
+    rows = _Rows(n)
+    for st, seat in zip(states, seats):
         seat = _seat(seat, n)
         if _is_game(st):
             rows.add_game(st, seat)
@@ -351,18 +356,10 @@ def douzero_batch(states: Sequence[PlayState],
     if not all(isinstance(st, PlayState) for st in states):
         raise ArgumentTypeError("states must be a non-empty sequence of ddz.PlayState")
     rules = _rules_of(states[0])
-    starts: List[int] = []
-    lls: List[int] = []
-    acts: List[int] = []
-    offs = [0]
     for i, st in enumerate(states):
-        words, ll, _, a = play_log(st)
         if not _same_rules(_rules_of(st), rules):
             raise ArgumentError(f"states[{i}] has rules {st.rules!r}, states[0] {rules!r}")
-        starts += words
-        lls.append(ll)
-        acts += a
-        offs.append(len(acts))
+    starts, landlords, _, actions, offsets = _core._play_logs(states)
     legal = legal_off = None
     if legal_actions is not None:
         if len(legal_actions) != len(states):
@@ -370,9 +367,7 @@ def douzero_batch(states: Sequence[PlayState],
         words_l = [_dz_word(m) for lst in legal_actions for m in lst]
         legal = np.array(words_l, dtype=np.uint64)
         legal_off = np.cumsum([0] + [len(lst) for lst in legal_actions]).astype(np.int64)
-    return douzero_arrays(rules, np.array(starts, dtype=np.uint64).reshape(len(states), -1),
-                          np.array(lls, dtype=np.int64), np.array(acts, dtype=np.uint64),
-                          np.array(offs, dtype=np.int64), legal, legal_off)
+    return douzero_arrays(rules, starts, landlords, actions, offsets, legal, legal_off)
 
 
 def douzero(state: PlayState, legal_actions: Optional[List[List[int]]] = None) -> Dict[str, Any]:

@@ -12,10 +12,15 @@ import numpy.typing as npt
 from . import _core
 from ._rules import Rules
 from .encode import compact_layout
-from .errors import ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError
 from .variants import VARIANT
 
 __all__ = ["VectorEnv", "VectorStep"]
+
+# The options that change how the play phase scores; the core's rewards follow their defaults
+# (the rocket doubles in TWOP, every missile unit counts, the symmetric CLASSIC3 ±2X / ∓X).
+_REWARD_OPTIONS = {"twop_rocket_doubles": True, "bengbu_missiles_once_per_player": False,
+                   "classic_landlord_loss_factor": 2}
 
 
 @dataclass(frozen=True)
@@ -47,8 +52,7 @@ class VectorEnv:
     """``num_envs`` tables of ``rules`` in the play phase, stepped together.
 
     Deals: by default table i's k-th hand is ``ddz.deal(rules, seed, k * num_envs + i)`` (a random
-    landlord, the kitty in its hand; the kitty is then not marked as revealed, since the dealer
-    does not say which cards it was). Or pass ``deals`` (games, seats) rank-count words with
+    landlord, the kitty in its hand and revealed, as in every variant's play phase). Or pass ``deals`` (games, seats) rank-count words with
     ``landlords`` (games,) and optionally ``bomb_limits`` (games, seats) (BENGBU4, 255 = unlimited)
     and ``kitty`` (games,) words: table i's k-th hand is entry ``(k * num_envs + i) % games``. A
     Python auction can produce them; there is no bidding here. Results depend only on these and
@@ -66,6 +70,10 @@ class VectorEnv:
                  bomb_limits: Optional[npt.NDArray[Any]] = None, kitty: Optional[npt.NDArray[Any]] = None) -> None:
         if not isinstance(rules, Rules):
             raise ArgumentTypeError(f"rules must be a ddz.Rules, not {type(rules).__name__}")
+        for option, supported in _REWARD_OPTIONS.items():
+            if option in rules.options and rules.options[option] != supported:
+                raise ArgumentError(f"VectorEnv's rewards need {option}={supported!r} (the core scores the play "
+                                    f"phase that way), not {rules.options[option]!r}")
         self.rules = rules
         self._core = _core._VectorEnv(rules, len(VARIANT[rules.variant].decisions), num_envs, seed, threads,
                                       deals, landlords, bomb_limits, kitty)
