@@ -6,8 +6,9 @@
     env.set_agents([RandomAgent(env.num_actions)] * env.num_players)
     trajectories, payoffs = env.run()
 
-They play the play phase the way RLCard's own ``doudizhu`` does: a deal shuffled with the
-environment's ``np_random`` (RLCard's seeding), player 0 the landlord holding the kitty and
+They play the play phase the way RLCard's own ``doudizhu`` does: a deal drawn with the
+environment's ``np_random`` (RLCard's seeding; the deal itself is the core's, ``ddz.deal``'s
+dealer, for the series it draws), player 0 the landlord holding the kitty and
 leading, players numbered in the order of play; payoffs 1 for each player of the winning
 side, 0 otherwise. ``config["rules"]`` picks the rules (default: the variant's defaults).
 Action ids are ``Move.id`` with PASS at ``rules.pass_id`` (``env.num_actions =
@@ -37,9 +38,10 @@ import numpy as np
 from rlcard.envs import Env
 from rlcard.envs.registration import registry
 
+from .. import _core
 from .._core import Cards, PlayState
 from .._rules import Rules
-from ..cards import RANKS
+from ..cards import RANKS, ranks_of
 from ..errors import ArgumentError, ArgumentTypeError, shown
 from ..variants import VARIANT
 
@@ -93,11 +95,11 @@ class _Table:
 
     def init_game(self, hands: Optional[Sequence[str]] = None, kitty: Optional[str] = None) -> Tuple[Dict, int]:
         v = VARIANT[self.rules.variant]
-        if hands is None:
-            cards = [self.deck[i] for i in self.np_random.permutation(len(self.deck))]
-            dealt = ["".join(cards[p * v.hand:(p + 1) * v.hand]) for p in range(self.n)]
-            kitty = "".join(cards[self.n * v.hand:self.n * v.hand + v.kitty])
-            dealt[0] += kitty
+        if hands is None:  # the core's dealer (ddz.deal's), game 0 of a series drawn from np_random
+            order, _, _ = _core.deal_order(self.rules, int(self.np_random.randint(0, 2**62)), 0)
+            dealt = [ranks_of(order[p * v.hand:(p + 1) * v.hand]) for p in range(self.n)]
+            kitty = ranks_of(order[self.n * v.hand:self.n * v.hand + v.kitty])
+            dealt[0] = str(Cards(dealt[0] + kitty, decks=self.decks))
         else:
             if isinstance(hands, str) or len(hands) != self.n:
                 raise ArgumentError(f"hands must list {self.n} hands, player 0 (the landlord) first")
