@@ -253,3 +253,18 @@ def test_bad_arrays_raise_named_errors():
         E.compact(ps, 5)
     with pytest.raises(ddz.ArgumentTypeError):
         E.compact("33", 0)
+
+
+def test_the_documented_offsets_are_the_layout():
+    """docs/encodings.md's table of blocks gives each block's offset per variant."""
+    page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "encodings.md")
+    rows = [line for line in open(page, encoding="utf-8").read().split("\n")
+            if line.startswith("| `") and line.count("|") >= 5 and " / " in line.split("|")[3]]
+    layouts = [E.compact_layout(ddz.Rules(v)) for v in ("classic", "two_player", "bengbu")]
+    documented = {}
+    for line in rows:
+        cells = [c.strip() for c in line.split("|")]
+        documented[cells[1].strip("`")] = [int(x) for x in cells[3].split(" / ")]
+    assert set(documented) == set(layouts[0])
+    for name, offsets in documented.items():
+        assert offsets == [L[name].start for L in layouts], name

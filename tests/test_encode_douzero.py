@@ -117,7 +117,8 @@ def test_single_state_form_and_ddz_order():
     ps = ddz.PlayState(["33345", "66", "BR"], 0, R)
     obs = E.douzero(ps)
     assert obs["position"] == "landlord"
-    assert obs["x_batch"].shape == (len(ps.legal_moves()), 373) and obs["z_batch"].shape == (len(ps.legal_moves()), 5, 162)
+    k = len(ps.legal_moves())
+    assert obs["x_batch"].shape == (k, 373) and obs["z_batch"].shape == (k, 5, 162)
     assert obs["legal_actions"][0] == [3] and [3, 3, 3, 4] in obs["legal_actions"]
     ps.apply("3334")
     obs = E.douzero(ps)

@@ -222,7 +222,8 @@ def compact_batch(states: Sequence[Any], seats: Sequence[int],
     n = VARIANT[variant].players
     for i, st in enumerate(states):
         if not _same_rules(_rules_of(st), rules):
-            raise ArgumentError(f"states[{i}] has rules {st.rules!r}, states[0] {rules!r}: encode one rules value at once")
+            raise ArgumentError(f"states[{i}] has rules {st.rules!r}, states[0] {rules!r}: "
+                                "encode one rules value at once")
     if all(isinstance(st, PlayState) for st in states):  # the logs straight from the core
         starts, landlords, limits, actions, offsets = _core._play_logs(states)
         return _core._compact(rules, len(VARIANT[variant].decisions), starts, landlords,
@@ -239,7 +240,8 @@ def compact_batch(states: Sequence[Any], seats: Sequence[int],
 
 
 def compact_arrays(rules: Rules, starts: npt.NDArray[Any], landlords: npt.NDArray[Any], actions: npt.NDArray[Any],
-                   offsets: npt.NDArray[Any], seats: npt.NDArray[Any], *, bomb_limits: Optional[npt.NDArray[Any]] = None,
+                   offsets: npt.NDArray[Any], seats: npt.NDArray[Any], *,
+                   bomb_limits: Optional[npt.NDArray[Any]] = None,
                    shown: Optional[npt.NDArray[Any]] = None, kitty: Optional[npt.NDArray[Any]] = None,
                    out: Optional[npt.NDArray[np.int8]] = None) -> npt.NDArray[np.int8]:
     """The compact encoding of play logs given as arrays (no Python object per state):
@@ -323,7 +325,8 @@ class DouZeroBatch:
         x_batch = np.hstack([np.repeat(x[None, :], b - a, axis=0), acts]).astype(np.float32)
         z = self.z[i]
         if legal_actions is None:
-            legal_actions = [[] if int(m) >> 56 == _core.Kind.PASS else _dz_list(_enc_word(int(m))) for m in self.moves[a:b]]
+            legal_actions = [[] if int(m) >> 56 == _core.Kind.PASS else _dz_list(_enc_word(int(m)))
+                             for m in self.moves[a:b]]
         return {"position": DOUZERO_POSITIONS[p], "x_batch": x_batch,
                 "z_batch": np.repeat(z[None], b - a, axis=0).astype(np.float32),
                 "legal_actions": legal_actions, "x_no_action": x.copy(), "z": z.copy()}

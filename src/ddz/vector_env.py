@@ -52,7 +52,8 @@ class VectorEnv:
     """``num_envs`` tables of ``rules`` in the play phase, stepped together.
 
     Deals: by default table i's k-th hand is ``ddz.deal(rules, seed, k * num_envs + i)`` (a random
-    landlord, the kitty in its hand and revealed, as in every variant's play phase). Or pass ``deals`` (games, seats) rank-count words with
+    landlord, the kitty in its hand and revealed, as in every variant's play phase). Or pass
+    ``deals`` (games, seats) rank-count words with
     ``landlords`` (games,) and optionally ``bomb_limits`` (games, seats) (BENGBU4, 255 = unlimited)
     and ``kitty`` (games,) words: table i's k-th hand is entry ``(k * num_envs + i) % games``. A
     Python auction can produce them; there is no bidding here. Results depend only on these and
