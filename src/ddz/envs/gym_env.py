@@ -9,7 +9,8 @@ ids}``. The other seats are ``opponents`` (one per other seat, in seat order; de
 ``game.observation`` with ``legal_action_ids``; an opponent with a ``reseed(seed)`` method
 is reseeded at every ``reset(seed=...)``. The reward is 0 until the hand ends, then the
 agent's score (``GameResult.scores[seat]``). Any id of the action space may be sent: an
-illegal one changes nothing, gives reward 0 and names why in ``info["illegal_action"]``. A BENGBU4 deal that ends at the deal (天炸/天尊) is skipped.
+illegal one changes nothing, gives reward 0 and names why in ``info["illegal_action"]``. A
+BENGBU4 deal that ends at the deal (天炸/天尊) is skipped.
 ``sample_worlds(n, seed)`` gives the agent ``ddz.sample_deals`` worlds for search.
 """
 from __future__ import annotations
