@@ -235,3 +235,21 @@ def test_search_bot_seat_is_reproducible():
     b = ddz.evaluate([sb, ddz.bots.RuleBot(), ddz.bots.RuleBot()], rules, games=2, seed=2)
     np.testing.assert_array_equal(a.scores, b.scores)
     assert a.names[0] == "SearchBot" and sb._decisions == 0  # the prototype itself never plays
+
+
+def test_rlcard_rule_bot_seat_and_agents_that_cannot_be_copied():
+    pytest.importorskip("rlcard")
+    import threading
+    from ddz.peers import RLCardRuleBot
+
+    rules = ddz.Rules.classic_rlcard()
+    res = ddz.evaluate([RLCardRuleBot(seed=1), ddz.bots.RuleBot(), ddz.bots.RuleBot()], rules, games=2, seed=1)
+    assert res["RLCardRuleBot"].overall.hands == 6
+
+    class Locked(ddz.bots.RuleBot):
+        def __init__(self):
+            super().__init__()
+            self.lock = threading.Lock()
+
+    with pytest.raises(ddz.ArgumentTypeError, match="cannot be copied"):
+        ddz.evaluate([Locked(), ddz.bots.RuleBot(), ddz.bots.RuleBot()], rules, games=1)

@@ -224,6 +224,14 @@ def _deal_game(rules: Rules, seed: int, d: int, deals: Optional[Sequence[Mapping
     return Game(rules, deal_seed(seed, d), **spec)
 
 
+def _fresh_copy(agent: Any, i: int) -> Any:
+    try:
+        return copy.deepcopy(agent)
+    except (TypeError, copy.Error) as e:
+        raise ArgumentTypeError(f"agent {i} ({_name(agent)}) cannot be copied for each hand "
+                                f"(copy.deepcopy: {shown(str(e))})") from None
+
+
 def _evaluate_range(agents: List[Any], rules: Rules, first: int, count: int, seed: int,
                     deals: Optional[Sequence[Mapping[str, Any]]]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     n = rules.players
@@ -236,7 +244,7 @@ def _evaluate_range(agents: List[Any], rules: Rules, first: int, count: int, see
             hand_seed = deal_seed(deal_seed(seed, d), r)
             seat_agents: List[Any] = [None] * n
             for i, a in enumerate(agents):
-                fresh = copy.deepcopy(a)
+                fresh = _fresh_copy(a, i)
                 if callable(getattr(fresh, "reseed", None)):
                     fresh.reseed(deal_seed(hand_seed, i))
                 seat_agents[(i + r) % n] = fresh
