@@ -33,7 +33,10 @@ RANDOM_OPTIONS = {
 
 
 def make_rules(name: str) -> ddz.Rules:
-    """A preset (``classic_openspiel``) or one of ``RANDOM_OPTIONS``."""
+    """A preset (``classic_openspiel``) or one of ``RANDOM_OPTIONS`` (``rlcard_peer``: RLCard's
+    own rules, run by RLCard)."""
+    if name == "rlcard_peer":
+        return ddz.Rules.classic_rlcard()
     if name in RANDOM_OPTIONS:
         variant, opts = RANDOM_OPTIONS[name]
         return getattr(ddz.Rules, variant)(**opts)
@@ -242,6 +245,19 @@ def _run_openspiel_clone(w: Workload, repeat: int) -> Tuple[float, float, str]:
     return _bench_game().openspiel_clone_apply_rate(40, w.hands, w.seed, repeat), 0.0, "per s"
 
 
+def _run_rlcard(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    import bench_envs as BE
+
+    env_id = "doudizhu" if w.rules == "rlcard_peer" else "ddz-classic"
+    return BE.rlcard_rate(w.hands, w.seed, repeat, env_id=env_id), 0.0, "actions/s"
+
+
+def _run_pettingzoo(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    import bench_envs as BE
+
+    return BE.pettingzoo_rate(make_rules(w.rules), w.hands, w.seed, repeat), 0.0, "actions/s"
+
+
 _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "game": _run_game,                    # ddz.Game hands, random legal actions (issue 10)
     "openspiel_game": _run_openspiel_game,  # the peer's full game: chance deal, bidding, play
@@ -264,6 +280,8 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "compact": _run_compact,              # ddz.encode.compact_arrays, reused buffer
     "vector_env": _run_vector_env,        # ddz.VectorEnv.step, numpy random choice in the loop
     "playstate_loop": _run_playstate_loop,  # Python loop over PlayState, for the ratio
+    "rlcard_env": _run_rlcard,            # RLCard env.step: RLCard's doudizhu (the peer) or ddz-classic
+    "pettingzoo": _run_pettingzoo,        # ddz's PettingZoo AEC env: last() + masked random id + step()
 }
 
 WHAT = {
@@ -288,6 +306,8 @@ WHAT = {
     "compact": "encode.compact_arrays",
     "vector_env": "VectorEnv.step, 1 thread, numpy choice",
     "playstate_loop": "Python loop over PlayState ids",
+    "rlcard_env": "RLCard env.step, random legal id",
+    "pettingzoo": "PettingZoo AEC last()+step()",
 }
 
 COMPAT = ("classic_openspiel", "classic_douzero", "classic_rlcard")
@@ -346,6 +366,12 @@ def _registry() -> List[Workload]:
     w.append(Workload("clone.start", "clone_start", "classic_openspiel", hands=300, target="(reference)", issue=10))
     w.append(Workload("clone.after40", "clone_40", "classic_openspiel", hands=300,
                       target="within 10 % of clone.start", vs="clone.start", issue=10))
+    w.append(Workload("env.rlcard.peer", "rlcard_env", "rlcard_peer", hands=2000, target="(peer)", issue=12))
+    w.append(Workload("env.rlcard.ddz_classic", "rlcard_env", "classic_rlcard", hands=2000,
+                      target="(RLCard-compatible)", vs="env.rlcard.peer", issue=12))
+    for rules in ("classic", "two_player", "bengbu"):
+        w.append(Workload(f"env.pettingzoo.{rules}", "pettingzoo", rules, hands=2000,
+                          target=">= 20x RLCard env.step", vs="env.rlcard.peer", issue=12))
     return w
 
 

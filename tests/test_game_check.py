@@ -53,8 +53,9 @@ def test_decision_phases(variant, phase, decision, other_phase_token):
     expect(g, "PLAY 33", C.WRONG_PHASE)
     expect(g, ["3s"], C.WRONG_PHASE)
     expect(g, "HELLO", C.MALFORMED)
-    expect(g, 17, C.MALFORMED)
-    assert isinstance(g.check(17), TypeError)
+    expect(g, 17.0, C.MALFORMED)
+    assert isinstance(g.check(17.0), TypeError)
+    expect(g, 17, C.WRONG_PHASE)  # an int is an action id (ddz.action_space): play id 17 during the bidding
     with pytest.raises(ddz.ArgumentError):
         g.check(decision, seat=9)
 

@@ -34,8 +34,9 @@ from .rooms import ROOMS, Room, Settlement, settle
 from .matchmaking import MATCH_TIERS, Matchmaker
 from .solver import Solution, SolveError, SolveTypeError, solve
 from .sample import SampleError, SampleTypeError, sample_deals
+from .evaluate import EvaluationResult, evaluate
 from .vector_env import VectorEnv
-from . import bots, encode, variants
+from . import action_space, bots, encode, variants
 
 from ._version import __version__
 
@@ -44,6 +45,7 @@ __all__ = [
     "MAX_THREADS",
     "MoveTypeError", "RecordError", "RecordTypeError",
     "encode", "VectorEnv",
+    "action_space", "EvaluationResult", "evaluate",
     "bots", "variants", "card_id", "card_name", "CardError", "Cards", "classify", "count_moves", "cpu_has_fast_isa",
     "deal", "decode", "dispatch_level", "Game", "GameResult", "hand_words", "IllegalAction", "Kind",
     "kitty_factor", "legal_moves", "legal_moves_array", "legal_moves_batch", "MATCH_TIERS", "Matchmaker",

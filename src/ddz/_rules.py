@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from types import MappingProxyType
-from typing import Any, Callable, Dict, Mapping, Tuple
+from typing import Any, Callable, Dict, Mapping, Tuple, Union
 
-from . import _core
+from . import _core, action_space
 from .errors import ArgumentError, ArgumentTypeError, shown
 from .variants import VARIANT, VARIANTS
 
@@ -271,6 +271,24 @@ class Rules(_core.RulesCore):
     def max_hand(self) -> int:
         """The largest hand of the variant (the landlord's, kitty included)."""
         return VARIANT[self.variant].max_hand
+
+    # ---- the whole action space, decisions included (ddz.action_space) ----
+    @property
+    def num_actions(self) -> int:
+        """Every action id: the plays (``action_space_size``), PASS (``pass_id``), then the
+        variant's decisions, decision k of ``ddz.variants.VARIANT[variant].decisions`` at
+        ``pass_id + 1 + k``."""
+        return action_space.num_actions(self)
+
+    def action_id(self, token: Union[str, "_core.Move"]) -> int:
+        """The id of a decision token, ``'PASS'``, a play (``'PLAY 33344'``, ``'PLAY 3s 3h'``,
+        ``'33344'``) or a Move; raises ``MoveError`` for a token that names no action."""
+        return action_space.action_id(self, token)
+
+    def action_token(self, id: int) -> str:
+        """The token of an action id (``'PLAY <ranks>'``, ``'PASS'`` or a decision); raises
+        ``MoveError`` for an id out of range, ``ArgumentTypeError`` for a non-int."""
+        return action_space.action_token(self, id)
 
     def __reduce__(self):  # pickling: rebuild from variant and options
         return (_rebuild, (self.variant, self.preset, dict(self.options)))

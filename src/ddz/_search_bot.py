@@ -52,6 +52,11 @@ class SearchBot(Bot):
         self._rule = RuleBot()
         self.last: Dict[str, Any] = {}  # what the last play decision saw: worlds solved, wins per action
 
+    def reseed(self, seed: int) -> None:
+        """Restarts the bot's sampling from ``seed`` (``ddz.evaluate`` reseeds each hand's copy)."""
+        self._seed = seed % 2**64
+        self._decisions = 0
+
     def act(self, game: Any, seat: int) -> str:
         obs = game.observation(seat)
         self.last = {}

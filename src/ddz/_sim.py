@@ -1,9 +1,10 @@
 """Batched self-play in C++ (``ddz.simulate``)."""
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass, field
-from typing import Dict
+from typing import Any, Callable, Dict, Optional, Union
 
 import numpy as np
 
@@ -23,7 +24,7 @@ class SimulationResult:
 
     rules: Rules
     games: int
-    policy: str
+    policy: str                                        # "random", "greedy" or a Python policy's name
     seed: int
     threads: int
     seconds: float
@@ -55,8 +56,9 @@ class SimulationResult:
         }
 
 
-def simulate(rules: Rules, games: int = 1000, policy: str = "random", seed: int = 0,
-             threads: int = 1, first_game: int = 0) -> SimulationResult:
+def simulate(rules: Rules, games: int = 1000, policy: Union[str, Callable[..., Any]] = "random", seed: int = 0,
+             threads: int = 1, first_game: int = 0, *, backend: str = "local",
+             chunks: Optional[int] = None) -> SimulationResult:
     """Deal ``games`` seeded hands, give each a random landlord (bidding is not simulated:
     no bomb limits, no deal-time 天炸/天尊 check), and play them to the end in C++ with the
     GIL released, spread over ``threads``. Game ``g`` depends only on ``(seed, g)``
@@ -66,9 +68,33 @@ def simulate(rules: Rules, games: int = 1000, policy: str = "random", seed: int 
     ``"greedy"`` (lead the longest non-bomb play, follow an opponent with the lowest
     winning non-bomb play, never overtake the other farmer, bomb only against a seat with
     five cards or fewer). ``threads`` is at most ``ddz.MAX_THREADS`` (256); if the
-    system refuses a thread, its games are played on the calling thread instead."""
+    system refuses a thread, its games are played on the calling thread instead.
+
+    ``policy`` may also be a Python callable, called at every decision as
+    ``policy(state)`` or, when it takes two arguments, ``policy(state, rng)``: ``state`` is
+    the game's ``ddz.PlayState`` (every hand open: this is self-play), ``rng`` a
+    ``numpy.random.Generator`` seeded by ``(seed, game)``; it returns an action
+    ``PlayState.apply`` takes (an action id from ``state.legal_actions()``, a Move, …). The
+    games are the same deals, played in Python on one thread.
+
+    ``backend="ray"`` splits the games into ``chunks`` Ray tasks (``pip install ddz[ray]``;
+    ``ray.init(...)`` first to join a cluster) and returns exactly the local result
+    (``seconds`` aside)."""
+    if backend == "ray":
+        from ._ray import split_range
+        parts = split_range(simulate, first_game, games, chunks,
+                            lambda first, count: (rules, count, policy, seed, threads, first))
+        if not parts:
+            return simulate(rules, 0, policy, seed, threads, first_game)
+        joined = concat(parts)
+        return SimulationResult(**{**joined.__dict__, "threads": threads})
+    if backend != "local":
+        raise ArgumentError(f"backend must be 'local' or 'ray', not {shown(backend)}")
+    if callable(policy):
+        return _simulate_python(rules, games, policy, seed, first_game)
     if not isinstance(policy, str):
-        raise ArgumentTypeError(f"policy must be a str ({', '.join(POLICIES)}), not {type(policy).__name__}")
+        raise ArgumentTypeError(f"policy must be a str ({', '.join(POLICIES)}) or a callable, not "
+                                f"{type(policy).__name__}")
     if policy not in POLICIES:
         raise ArgumentError(f"unknown policy {shown(policy)}: use one of {', '.join(POLICIES)}")
     # rules, games (0..2**28), seed and first_game (0..2**64-1) and threads (1..MAX_THREADS)
@@ -78,6 +104,52 @@ def simulate(rules: Rules, games: int = 1000, policy: str = "random", seed: int 
     seconds = time.perf_counter() - t0
     return SimulationResult(rules=rules, games=games, policy=policy, seed=seed, threads=threads, seconds=seconds,
                             **cols)
+
+
+def _policy_name(policy: Callable[..., Any]) -> str:
+    return getattr(policy, "__name__", None) or type(policy).__name__
+
+
+def _simulate_python(rules: Rules, games: int, policy: Callable[..., Any], seed: int,
+                     first_game: int) -> SimulationResult:
+    """The games of ``simulate`` played by a Python policy: the core's deals
+    (``ddz.deal``), the same columns."""
+    if not isinstance(rules, Rules):
+        raise ArgumentTypeError(f"rules must be a ddz.Rules, not {shown(rules)}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 0:
+        raise ArgumentError(f"games must be an int >= 0, not {shown(games)}")
+    try:
+        with_rng = len(inspect.signature(policy).parameters) >= 2
+    except (TypeError, ValueError):  # a builtin without a signature: one argument
+        with_rng = False
+    n = rules.players
+    cols = {f: np.zeros(games, dtype=dt) for f, dt in _DTYPES.items()}
+    t0 = time.perf_counter()
+    for k in range(games):
+        g = first_game + k
+        hands, landlord = _core.deal(rules, seed, g)
+        ps = _core.PlayState(hands, landlord, rules)
+        if with_rng:
+            rng = np.random.default_rng([seed, g])
+            while not ps.is_over:
+                ps.apply(policy(ps, rng))
+        else:
+            while not ps.is_over:
+                ps.apply(policy(ps))
+        missiles = [ps.missiles(s) for s in range(n)]
+        cols["winner_side"][k] = 0 if ps.winner_side == "landlord" else 1
+        cols["landlord"][k] = landlord
+        cols["actions"][k] = ps.num_actions
+        cols["plays"][k] = sum(ps.plays_made(s) for s in range(n))
+        cols["bombs"][k] = ps.bombs_total
+        cols["rockets"][k] = ps.rockets
+        cols["spring"][k] = ps.spring
+        cols["anti_spring"][k] = ps.anti_spring
+        cols["missiles_landlord"][k] = missiles[landlord]
+        cols["missiles_farmers"][k] = sum(missiles) - missiles[landlord]
+    seconds = time.perf_counter() - t0
+    return SimulationResult(rules=rules, games=games, policy=_policy_name(policy), seed=seed, threads=1,
+                            seconds=seconds, **cols)
 
 
 def concat(results: "list[SimulationResult]") -> SimulationResult:
@@ -90,5 +162,7 @@ def concat(results: "list[SimulationResult]") -> SimulationResult:
                             seed=first.seed, threads=first.threads, seconds=sum(r.seconds for r in results), **arrays)
 
 
-_COLUMNS = ("winner_side", "landlord", "actions", "plays", "bombs", "rockets", "spring", "anti_spring",
-            "missiles_landlord", "missiles_farmers")
+_DTYPES = {"winner_side": np.int8, "landlord": np.int8, "actions": np.int16, "plays": np.int16, "bombs": np.int16,
+           "rockets": np.int16, "spring": bool, "anti_spring": bool, "missiles_landlord": np.int16,
+           "missiles_farmers": np.int16}  # as the core's columns
+_COLUMNS = tuple(_DTYPES)

@@ -29,6 +29,10 @@ class RandomBot(Bot):
     def __init__(self, seed: Optional[int] = None) -> None:
         self._rng = random.Random(seed)
 
+    def reseed(self, seed: int) -> None:
+        """Restarts the bot's random numbers (``ddz.evaluate`` reseeds each hand's copy)."""
+        self._rng.seed(seed)
+
     def act(self, game: Any, seat: int) -> str:
         legal = game.observation(seat)["legal_actions"]
         if not legal:

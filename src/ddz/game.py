@@ -15,7 +15,9 @@ import random
 from collections import Counter
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import _core
+import numpy as np
+
+from . import _core, action_space
 from ._core import CardError, Cards, IllegalAction, Move, PlayState
 from ._rules import Rules
 from . import scoring
@@ -321,6 +323,16 @@ class Game(TablePolicy):
             return []
         return self._decision_actions()
 
+    # ---- action ids (ddz.action_space: plays, PASS, then the decisions) ----------------
+    def legal_action_ids(self) -> List[int]:
+        """The ids of ``legal_actions()`` in the same order (``Rules.num_actions`` ids: plays
+        by ``Move.id``, PASS at ``rules.pass_id``, decision k at ``pass_id + 1 + k``)."""
+        return action_space.legal_ids(self)
+
+    def legal_action_mask(self) -> "np.ndarray":
+        """A numpy bool array of length ``rules.num_actions``, True at ``legal_action_ids()``."""
+        return action_space.legal_mask(self)
+
     def check(self, action: Any, seat: Optional[int] = None) -> Optional[IllegalAction]:
         """None when ``apply(action, seat)`` would succeed, otherwise the ``IllegalAction`` it
         would raise (returned, not raised), whose ``.code`` (a ``ddz.IllegalCode``) says why:
@@ -339,7 +351,9 @@ class Game(TablePolicy):
         return self.check(action, seat) is None
 
     def apply(self, action: Any, seat: Optional[int] = None) -> str:
-        """Applies an action of the seat to act and returns the token recorded for it. With
+        """Applies an action of the seat to act and returns the token recorded for it: a token
+        (``"CALL"``, ``"PLAY 33"``, ``"PLAY 3s 3h"``, ``"PASS"``), a Move, a list of card ids, or
+        an action id (a Python int, see ``legal_action_ids``). With
         ``seat`` (a server always passes it) an action by any other seat raises
         ``IllegalAction`` with code ``NOT_YOUR_TURN``. An illegal action raises the
         ``IllegalAction`` that ``check`` returns and changes nothing."""
@@ -348,6 +362,8 @@ class Game(TablePolicy):
             acting = ps.current_seat  # type: ignore[union-attr]  # PLAY has a play state
             if seat is not None and seat != acting:
                 self._check_turn(seat)
+            if isinstance(action, (int, np.integer)):  # an action id (a bool is refused there)
+                action = action_space.resolve(self, action)
             try:
                 token = self._hands.play(ps, action)  # type: ignore[arg-type]
             except IllegalAction as e:
@@ -384,6 +400,8 @@ class Game(TablePolicy):
         acting = self._acting()
         if seat is not None:
             self._check_turn(seat)
+        if isinstance(action, (int, np.integer)):  # an action id (a bool is refused there)
+            action = action_space.resolve(self, action)
         if self._phase == "PLAY":
             why = self._hands.check_play(self._play, action)
             if why is not None:

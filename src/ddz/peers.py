@@ -28,6 +28,8 @@ import itertools
 import types
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+import numpy as np
+
 from ._rules import Rules
 from .bots import Bot
 from .errors import ArgumentError, IllegalCode, illegal, shown
@@ -315,12 +317,14 @@ class RLCardRuleBot(Bot):
     _RULES: Optional[Rules] = None
 
     def __init__(self, seed: int = 0) -> None:
-        import numpy as np
         from rlcard.models.doudizhu_rule_models import DouDizhuRuleAgentV1
 
-        self._np = np
         self._agent = DouDizhuRuleAgentV1()
         self._rng = np.random.RandomState(seed)
+
+    def reseed(self, seed: int) -> None:
+        """Restarts the bot's random numbers (``ddz.evaluate`` reseeds each hand's copy)."""
+        self._rng = np.random.RandomState(seed % 2**32)
 
     def act(self, game: Any, seat: int) -> str:
         obs = self._observation(game, seat)
@@ -328,7 +332,6 @@ class RLCardRuleBot(Bot):
         if obs["phase"] != "PLAY":
             return fixed_auction_action(legal)
         raw = _raw_observation(obs)
-        np = self._np
         saved = np.random.get_state()
         np.random.set_state(self._rng.get_state())
         try:

@@ -1,0 +1,103 @@
+"""Per-action cost of the framework environments (issue 12): ddz's PettingZoo AEC
+environment (``env.last()`` with the compact observation and the action mask, a numpy random
+legal id, ``env.step``) against RLCard's own ``doudizhu`` ``env.step`` (its state encoding
+included, a numpy random legal id), and ddz's RLCard environment ``ddz-classic`` under
+``Rules.classic_rlcard()`` on the same loop. Whole hands, reset included.
+
+    python benchmarks/bench_envs.py                 # 2,000 actions each
+    python benchmarks/bench_envs.py --actions 20000
+
+The same runners feed ``benchmarks/workloads.py`` (``python benchmarks/run_all.py --only env.``).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+
+import ddz
+
+
+def _best(fn, repeat: int) -> float:
+    fn()
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def rlcard_rate(actions: int = 2000, seed: int = 2026, repeat: int = 3, env_id: str = "doudizhu") -> float:
+    """RLCard ``env.step`` actions per second (``env_id`` ``doudizhu``: RLCard's own;
+    ``ddz-classic``: ddz's RLCard environment under classic_rlcard())."""
+    try:
+        import rlcard
+    except ImportError:
+        raise RuntimeError("rlcard is not installed") from None
+    config = {"seed": seed}
+    if env_id != "doudizhu":
+        from ddz.envs import register_rlcard
+        register_rlcard()
+        config["rules"] = ddz.Rules.classic_rlcard()
+    env = rlcard.make(env_id, config=config)
+    rng = np.random.default_rng(seed)
+
+    def run() -> None:
+        state, _ = env.reset()
+        for _ in range(actions):
+            if env.is_over():
+                state, _ = env.reset()
+            legal = list(state["legal_actions"])
+            state, _ = env.step(legal[int(rng.integers(len(legal)))])
+
+    return actions / _best(run, repeat)
+
+
+def pettingzoo_rate(rules: ddz.Rules, actions: int = 2000, seed: int = 2026, repeat: int = 3) -> float:
+    """ddz's PettingZoo AEC environment: actions per second of last() + a random legal id
+    from the mask + step(), over whole hands (bidding and dead steps included in the loop,
+    counted as actions only when a seat acts)."""
+    try:
+        from ddz.envs import pettingzoo_env
+        env = pettingzoo_env(rules)
+    except ImportError:
+        raise RuntimeError("pettingzoo is not installed") from None
+    rng = np.random.default_rng(seed)
+
+    def run() -> None:
+        env.reset(seed=seed)
+        done = 0
+        while done < actions:
+            if not env.agents:
+                env.reset()
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[int(rng.integers(len(legal)))]))
+            done += 1
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return actions / _best(run, repeat)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--actions", type=int, default=2000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    peer = rlcard_rate(args.actions, repeat=args.repeat)
+    ours_rl = rlcard_rate(args.actions, repeat=args.repeat, env_id="ddz-classic")
+    pz = pettingzoo_rate(ddz.Rules.classic(), args.actions, repeat=args.repeat)
+    print(f"RLCard doudizhu env.step            {1e6 / peer:8.1f} us/action")
+    print(f"ddz-classic (RLCard env, ddz rules) {1e6 / ours_rl:8.1f} us/action  {ours_rl / peer:5.2f}x RLCard")
+    print(f"ddz PettingZoo AEC (CLASSIC3)       {1e6 / pz:8.1f} us/action  {pz / peer:5.2f}x RLCard")
+
+
+if __name__ == "__main__":
+    main()
