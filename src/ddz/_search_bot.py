@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from . import _core
 from ._core import classify
 from .bots import Bot, RuleBot
-from .game import _BengbuGame
+from ._auction_bengbu import bomb_limits_from_bids
 from .sample import sample_deals
 from .errors import ArgumentError
 
@@ -152,6 +152,6 @@ def _bomb_plays_left(obs: Dict[str, Any], rules: Any) -> List[int]:
             m = classify("".join(c[0] for c in token[5:].split()), rules)
             if m is not None and m.is_bomb:
                 used[s] += 1
-    limits = _BengbuGame.bomb_limits_from_bids(bids, obs["landlord"])
+    limits = bomb_limits_from_bids(bids, obs["landlord"])
     return [-1 if lim is None else max(lim - used[s], 0) for s, lim in enumerate(limits)]
 

@@ -12,8 +12,7 @@ import copy
 import inspect
 import json
 import random
-from collections import Counter
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -32,6 +31,10 @@ __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_facto
 RECORD_FORMAT = "ddz-game"
 RECORD_VERSION = 1
 
+
+
+# a variant's auction table: phase -> token -> (handler(game, seat), the phases it may lead to)
+Transitions = Dict[str, Dict[str, Tuple[Callable[[Any, int], None], Tuple[str, ...]]]]
 
 
 def _is_play_form(action: Any) -> bool:
@@ -580,11 +583,20 @@ class Game(TablePolicy):
     def _begin_bidding(self, deal: Dict[str, Any]) -> None:
         raise NotImplementedError
 
+    # the variant's auction as data: phase -> token -> (handler, phases it may lead to)
+    _TRANSITIONS: "Transitions" = {}
+
+    def _offered(self, token: str) -> bool:
+        """Whether a token of the phase's table is offered now (BENGBU4 filters its bids)."""
+        return True
+
     def _decision_actions(self) -> List[str]:
-        raise NotImplementedError
+        return [t for t in self._TRANSITIONS[self._phase] if self._offered(t)]
 
     def _decide(self, seat: int, token: str) -> None:
-        raise NotImplementedError
+        handler, leads_to = self._TRANSITIONS[self._phase][token]
+        handler(self, seat)
+        assert self._phase in leads_to, f"{token} led to {self._phase}, not one of {leads_to}"
 
     def _current_factors(self) -> Dict[str, Any]:
         raise NotImplementedError
@@ -594,317 +606,6 @@ class Game(TablePolicy):
 
     def _score(self) -> GameResult:
         raise NotImplementedError
-
-
-class _ClassicGame(Game):
-    """CLASSIC3 (docs/rules.md §6): call / rob, show, kitty factor, bombs, spring."""
-
-    def _begin_bidding(self, deal: Dict[str, Any]) -> None:
-        self._robs = 0
-        self._robbers: List[int] = []
-        self._caller: Optional[int] = None
-        self._no_calls = 0
-        self._rob_queue: List[int] = []
-        self._showed = False
-        self._kitty_f = 1
-        self._phase = "CALL"
-        self._seat = deal["first_bidder"]
-
-    def _decision_actions(self) -> List[str]:
-        return {"CALL": ["CALL", "NO_CALL"], "ROB": ["ROB", "NO_ROB"], "FINAL_ROB": ["ROB", "NO_ROB"],
-                "SHOW": ["SHOW", "NO_SHOW"]}[self._phase]
-
-    def _decide(self, seat: int, token: str) -> None:
-        opts = self._rules.options
-        p0 = self.first_bidder
-        if self._phase == "CALL":
-            if token == "CALL":
-                self._caller = seat
-                if opts["classic_passers_may_rob"]:
-                    self._rob_queue = [(seat + 1) % 3, (seat + 2) % 3]
-                else:  # the seats between the caller and P0 going round (A12)
-                    self._rob_queue = []
-                    s = (seat + 1) % 3
-                    while s != p0:
-                        self._rob_queue.append(s)
-                        s = (s + 1) % 3
-                self._next_rob()
-            else:
-                self._no_calls += 1
-                if self._no_calls == 3:
-                    self._redeal()
-                else:
-                    self._seat = (seat + 1) % 3
-        elif self._phase == "ROB":
-            if token == "ROB":
-                self._robs += 1
-                self._robbers.append(seat)
-            self._next_rob()
-        elif self._phase == "FINAL_ROB":
-            if token == "ROB":
-                self._robs += 1
-                self._landlord_known(self._called())
-            else:
-                first = opts["classic_rob_winner"] == "first"
-                self._landlord_known(self._robbers[0] if first else self._robbers[-1])
-        elif self._phase == "SHOW":
-            self._showed = token == "SHOW"
-            if self._showed:
-                self._shown.add(self._landlord)
-            if opts["classic_show_timing"] == "before_kitty":
-                self._reveal_kitty()
-            self._start_play()
-
-    def _called(self) -> int:
-        assert self._caller is not None, "nobody has called"
-        return self._caller
-
-    def _next_rob(self) -> None:
-        if self._rob_queue:
-            self._phase = "ROB"
-            self._seat = self._rob_queue.pop(0)
-        elif not self._robbers:
-            self._landlord_known(self._called())
-        else:
-            self._phase = "FINAL_ROB"
-            self._seat = self._caller
-
-    def _landlord_known(self, seat: int) -> None:
-        self._landlord = seat
-        if self._rules.options["classic_show_timing"] == "after_kitty":
-            self._reveal_kitty()
-        self._phase = "SHOW"
-        self._seat = seat
-
-    def _reveal_kitty(self) -> None:
-        self._kitty_f = kitty_factor(ranks_of(self._hands.kitty), self._rules.options["classic_kitty_combine"])
-        self._take_kitty()
-
-    def _auction(self) -> scoring.ClassicAuction:
-        return scoring.ClassicAuction(self._landlord, self._robs, self._showed, self._kitty_f, self._base, self._imult)
-
-    def _current_factors(self) -> Dict[str, Any]:
-        return scoring.classic_factors(self._auction(), self._summary(), self._rules.options)
-
-    def _multiplier(self, f: Dict[str, Any]) -> int:
-        return scoring.classic_multiplier(f)
-
-    def _score(self) -> GameResult:
-        return scoring.classic_score(self._auction(), self._summary(), self._rules.options)
-
-
-class _TwoPlayerGame(Game):
-    """TWOP (docs/rules.md §7): show-start ×5, call, 翻身 ×2 / 压迫 ×4, bombs, spring."""
-
-    def _begin_bidding(self, deal: Dict[str, Any]) -> None:
-        self._showers: List[int] = []
-        self._pre_order = [deal["first_to_decide"], 1 - deal["first_to_decide"]]
-        self._pre_done = 0
-        self._bid_order: List[int] = []
-        self._fanshen: Optional[bool] = None  # None: not decided yet
-        self._yapo = False
-        self._deal_done = False               # the cards are dealt after PRE_DEAL (§2.2.4)
-        self._phase = "PRE_DEAL"
-        self._seat = self._pre_order[0]
-
-    @property
-    def first_bidder(self) -> int:
-        """P0: the first shower if any, else the deal's random draw (docs/rules.md §7)."""
-        if getattr(self, "_showers", None):
-            return self._showers[0]
-        return self._deals[-1]["first_bidder"]
-
-    def _dealt(self) -> bool:
-        return self._deal_done
-
-    def _visible_seats(self) -> set:
-        # a show-start hand is face up from the deal, which follows PRE_DEAL
-        return set(self._showers) if self._dealt() else set()
-
-    def _decision_actions(self) -> List[str]:
-        return {"PRE_DEAL": ["SHOW_START", "NORMAL_START"], "BID": ["CALL", "NO_CALL"],
-                "FANSHEN": ["FANSHEN", "NO_FANSHEN"], "YAPO": ["YAPO", "NO_YAPO"]}[self._phase]
-
-    def _decide(self, seat: int, token: str) -> None:
-        if self._phase == "PRE_DEAL":
-            if token == "SHOW_START":
-                self._showers.append(seat)
-            self._pre_done += 1
-            if self._pre_done < 2:
-                self._seat = self._pre_order[1]
-            else:
-                self._deal_done = True
-                p0 = self.first_bidder
-                self._bid_order = [p0, 1 - p0]
-                self._phase = "BID"
-                self._seat = p0
-        elif self._phase == "BID":
-            if token == "CALL":
-                self._landlord_known(seat)
-            elif seat == self._bid_order[0]:
-                self._seat = self._bid_order[1]
-            elif self._showers:
-                self._landlord_known(self._showers[0])
-            else:
-                self._redeal()
-        elif self._phase == "FANSHEN":
-            self._fanshen = token == "FANSHEN"
-            if self._fanshen:
-                self._phase = "YAPO"
-                self._seat = self._landlord
-            else:
-                self._resume_play()
-        elif self._phase == "YAPO":
-            self._yapo = token == "YAPO"
-            self._resume_play()
-
-    def _landlord_known(self, seat: int) -> None:
-        self._landlord = seat
-        self._take_kitty()
-        self._start_play()
-        if self._rules.options["twop_fanshen_point"] == "before_lead":
-            self._enter_fanshen()
-
-    def _enter_fanshen(self) -> None:
-        self._phase = "FANSHEN"
-        self._seat = 1 - self._ll
-
-    def _resume_play(self) -> None:
-        self._phase = "PLAY"
-        self._seat = None
-
-    _play_hook = True
-
-    def _after_play_action(self, seat: int) -> None:
-        # farmer_first_turn: the farmer decides before his first play action (A24)
-        if (self._fanshen is None and self._rules.options["twop_fanshen_point"] == "farmer_first_turn"
-                and seat == self._landlord and self._play.current_seat != self._landlord):
-            self._enter_fanshen()
-
-    def _auction(self) -> scoring.TwopAuction:
-        return scoring.TwopAuction(self._landlord, len(self._showers), bool(self._fanshen), bool(self._yapo))
-
-    def _current_factors(self) -> Dict[str, Any]:
-        return scoring.twop_factors(self._auction(), self._summary(), self._rules.options)
-
-    def _multiplier(self, f: Dict[str, Any]) -> int:
-        return scoring.twop_multiplier(f)
-
-    def _score(self) -> GameResult:
-        return scoring.twop_score(self._auction(), self._summary(), self._rules.options)
-
-    def _escape_result(self, seat: int) -> GameResult:
-        held = [self._hands.cards(s) for s in range(2)] if self._dealt() else None
-        return scoring.twop_escape(self._auction(), self._summary(), seat, held, self._rules.options)
-
-
-class _BengbuGame(Game):
-    """BENGBU4 (docs/rules.md §8): 天炸/天尊 at the deal, bids 1/2/3 and grab, open or closed
-    play, bomb limits from the bid log, missiles."""
-
-    def _begin_bidding(self, deal: Dict[str, Any]) -> None:
-        self._bids: List[Tuple[int, str, int]] = []  # (seat, token, h when acting)
-        self._h = 0
-        self._holder: Optional[int] = None
-        self._grab = False
-        self._open = False
-        self._limits: List[Optional[int]] = []
-        self._bid_base: Optional[int] = None
-        self._phase = "BID"
-        self._seat = deal["first_bidder"]
-        holders = self._special_holders()
-        if holders:
-            self._finish(self._special_result(holders))
-
-    def _special_holders(self) -> Dict[int, List[str]]:
-        """§2.3.2: 天炸 (all 8 of a rank) / 天尊 (BBRR) in a dealt 25-card hand."""
-        out: Dict[int, List[str]] = {}
-        for s in range(4):
-            c = Counter(RANKS.index(ch) for ch in str(self._hands.cards(s)))
-            tz = [r for r in range(13) if c[r] == 8]
-            marks = ["天炸"] * len(tz) + (["天尊"] if c[13] == 2 and c[14] == 2 else [])
-            if marks:
-                out[s] = marks
-        return out
-
-    def _special_result(self, holders: Dict[int, List[str]]) -> GameResult:
-        return scoring.bengbu_special(holders, self._rules.options)
-
-    def _decision_actions(self) -> List[str]:
-        if self._phase == "BID":
-            return ["NO_CALL"] + [f"BID{v}" for v in (1, 2, 3) if v > self._h] + ["GRAB"]
-        return ["OPEN", "CLOSED"]
-
-    def _decide(self, seat: int, token: str) -> None:
-        if self._phase == "BID":
-            self._bids.append((seat, token, self._h))
-            if token == "GRAB":
-                self._grab = self._open = True
-                self._landlord_known(seat, 3)
-                return
-            if token != "NO_CALL":
-                self._h = int(token[3])
-                self._holder = seat
-            if len(self._bids) == 4:
-                if self._h == 0:
-                    self._redeal()
-                else:
-                    self._landlord_known(self._bidder(), self._h)
-            else:
-                self._seat = (seat + 1) % 4
-        else:  # OPEN_CHOICE
-            self._open = token == "OPEN"
-            if self._open:
-                self._shown.add(self._landlord)
-            self._start_play(self._limits)
-
-    def _landlord_known(self, seat: int, base: int) -> None:
-        self._landlord = seat
-        self._bid_base = base
-        self._limits = self.bomb_limits_from_bids(self._bids, seat)
-        self._take_kitty()
-        if self._grab:  # a grab is always open play (抢牌直接为明牌打)
-            self._shown.add(seat)
-            self._start_play(self._limits)
-        else:
-            self._phase = "OPEN_CHOICE"
-            self._seat = seat
-
-    def _bidder(self) -> int:
-        assert self._holder is not None, "nobody has bid"
-        return self._holder
-
-    @staticmethod
-    def bomb_limits_from_bids(bids: Sequence[Tuple[int, str, int]], landlord: int) -> List[Optional[int]]:
-        """§2.3.6: per seat, None = unlimited; `bids` = (seat, token, h when it acted)."""
-        limits: List[Optional[int]] = [None] * 4
-        for seat, token, h in bids:
-            if seat == landlord or token in ("BID3", "GRAB"):
-                continue
-            if token in ("BID1", "BID2"):
-                limits[seat] = 2
-            elif token == "NO_CALL":
-                limits[seat] = None if h == 3 else 2 if h in (1, 2) else 1
-        return limits
-
-    def _base_bid(self) -> int:
-        assert self._bid_base is not None, "the bidding has not ended"
-        return self._bid_base
-
-    def _auction(self) -> scoring.BengbuAuction:
-        return scoring.BengbuAuction(self._landlord, self._bid_base, self._h, self._open, tuple(self._limits))
-
-    def _current_factors(self) -> Dict[str, Any]:
-        return scoring.bengbu_factors(self._auction())
-
-    def _multiplier(self, f: Dict[str, Any]) -> int:
-        return 1
-
-    def _score(self) -> GameResult:
-        return scoring.bengbu_score(self._auction(), self._summary(), self._rules.options)
-
-    def _escape_result(self, seat: int) -> GameResult:
-        return scoring.bengbu_escape(self._auction(), seat, self._rules.options)
 
 
 def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:
@@ -918,4 +619,13 @@ def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:
 Game.__signature__ = inspect.signature(Game.__init__).replace(  # type: ignore[attr-defined]
     parameters=list(inspect.signature(Game.__init__).parameters.values())[1:])
 
-_VARIANT_CLASS = {"classic": _ClassicGame, "two_player": _TwoPlayerGame, "bengbu": _BengbuGame}
+# each variant's auction module registers its Game subclass here (they import Game, so they
+# are imported after it; one module per variant: _auction_classic, _auction_twop, _auction_bengbu)
+_VARIANT_CLASS: Dict[str, type] = {}
+
+
+def register_variant(variant: str, cls: type) -> None:
+    _VARIANT_CLASS[variant] = cls
+
+
+from . import _auction_bengbu, _auction_classic, _auction_twop  # noqa: E402,F401  (they register)
