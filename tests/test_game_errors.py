@@ -17,10 +17,11 @@ from collections import Counter
 import pytest
 
 import ddz
+from ddz.variants import VARIANT
 
 RANKS = "3456789TJQKA2BR"
 RV = {r: i for i, r in enumerate(RANKS)}
-LAYOUT = {"classic": (3, 17, 3, 0), "two_player": (2, 20, 3, 11), "bengbu": (4, 25, 8, 0)}
+LAYOUT = {name: (v.players, v.hand, v.kitty, v.aside) for name, v in VARIANT.items()}  # the package's table
 FACTORY = {"classic": ddz.Rules.classic, "two_player": ddz.Rules.two_player, "bengbu": ddz.Rules.bengbu}
 ALL_TOKENS = ["CALL", "NO_CALL", "ROB", "NO_ROB", "SHOW", "NO_SHOW", "SHOW_START", "NORMAL_START", "FANSHEN",
               "NO_FANSHEN", "YAPO", "NO_YAPO", "BID1", "BID2", "BID3", "GRAB", "OPEN", "CLOSED", "PASS"]

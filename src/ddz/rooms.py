@@ -43,9 +43,9 @@ from .errors import ArgumentError, ArgumentTypeError, shown
 
 __all__ = ["ROOMS", "Room", "Settlement", "settle"]
 
-_VARIANTS = ("classic", "two_player", "bengbu")
-_VARIANT_NAME = {"classic": "CLASSIC3", "two_player": "TWOP", "bengbu": "BENGBU4"}
-_BY_SEATS = {3: "classic", 2: "two_player", 4: "bengbu"}
+_VARIANTS = tuple(VARIANT)
+_VARIANT_NAME = {name: v.title for name, v in VARIANT.items()}
+_BY_SEATS = {v.players: name for name, v in VARIANT.items()}
 
 # the fields each variant uses (``name`` and ``variant`` are common)
 _FIELDS = {

@@ -16,6 +16,7 @@ import numpy as np
 
 import ddz
 from ddz.rooms import ROOMS, Room, settle
+from ddz.variants import VARIANT
 
 from .provider import Data, array
 
@@ -211,7 +212,7 @@ def _state_key(ps: ddz.PlayState) -> Any:
 def t_playstate(data: bytes) -> None:
     d = Data(data)
     rules = rules_of(d)
-    n = {"classic": 3, "two_player": 2, "bengbu": 4}[rules.variant]
+    n = VARIANT[rules.variant].players
     if d.chance(4):
         hands: Any = [some_arg(d, rules) for _ in range(d.int(0, 5))]
     else:
