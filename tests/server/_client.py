@@ -65,12 +65,12 @@ class Client:
             self.inbox.append(m)
 
     async def latest_obs(self, timeout: float = 0.3) -> Dict[str, Any]:
-        """The newest observation: drains what arrives within ``timeout``."""
+        """The newest observation received, after draining what arrives within ``timeout``."""
         with contextlib.suppress(asyncio.TimeoutError):
             while True:
                 self.inbox.append(await self._recv(timeout))
-        obs = [m for m in self.inbox if m["type"] == "obs"]
         self.inbox = [m for m in self.inbox if m["type"] != "obs"]
+        obs = [m for m in self.seen if m["type"] == "obs"]
         assert obs, "no observation arrived"
         return obs[-1]
 
@@ -105,21 +105,35 @@ async def seated(port: int, names: List[str], room: str) -> List[Client]:
     return cs
 
 
+def eager(legal: List[str]) -> str:
+    """A quick hand: the first action that is neither a refusal (NO_…) nor a pass."""
+    return next((a for a in legal if not a.startswith("NO_") and a != "PASS"), legal[0])
+
+
 async def play_out(clients: List[Client], pick: Any = None, timeout: float = 30.0) -> List[Dict[str, Any]]:
-    """Each client plays its first legal action (or ``pick(obs_message)``) whenever it is to
+    """Each client plays ``eager`` (or ``pick(obs_message)``) whenever it is to
     act, until every client has the result; returns the result messages."""
     async def one(c: Client) -> Dict[str, Any]:
         acted = 0
+        fresh = True  # the newest observation received may still need an answer
+        if any(x["type"] == "obs" for x in c.seen):
+            await c.latest_obs(0.1)  # read what is already on the way first
         while True:
-            m = next((x for x in c.inbox if x["type"] in ("obs", "result")), None)
-            if m is not None:
-                c.inbox.remove(m)
-            else:
+            m = next((x for x in c.inbox if x["type"] == "result"), None)
+            if m is None and (fresh or any(x["type"] == "obs" for x in c.inbox)):
+                m = next((x for x in reversed(c.seen) if x["type"] == "obs"), None)  # only the newest counts
+            fresh = False
+            c.inbox = [x for x in c.inbox if x["type"] not in ("obs", "result")]
+            if m is None:
                 m = await c._recv(timeout)
             if m["type"] == "result":
                 return m
+            if m["type"] in ("error", "illegal"):
+                raise AssertionError(f"seat {c.seat} was refused: {m}")
+            if m["type"] != "obs":
+                continue
             o = m["obs"]
             if o["legal_actions"] and o["current_seat"] == c.seat and m["seq"] > acted:
                 acted = m["seq"]
-                await c.act(pick(m) if pick else o["legal_actions"][0])
+                await c.act(pick(m) if pick else eager(o["legal_actions"]))
     return list(await asyncio.wait_for(asyncio.gather(*(one(c) for c in clients)), timeout))
