@@ -114,7 +114,7 @@ async def play_out(clients: List[Client], pick: Any = None, timeout: float = 30.
     """Each client plays ``eager`` (or ``pick(obs_message)``) whenever it is to
     act, until every client has the result; returns the result messages."""
     async def one(c: Client) -> Dict[str, Any]:
-        acted = 0
+        acted, acted_seq = -1, 0
         fresh = True  # the newest observation received may still need an answer
         if any(x["type"] == "obs" for x in c.seen):
             await c.latest_obs(0.1)  # read what is already on the way first
@@ -128,12 +128,15 @@ async def play_out(clients: List[Client], pick: Any = None, timeout: float = 30.
                 m = await c._recv(timeout)
             if m["type"] == "result":
                 return m
+            if m["type"] == "illegal" and m["code"] == "NOT_YOUR_TURN" and max(
+                    x["seq"] for x in c.seen if x["type"] == "obs") > acted_seq:
+                continue  # the hand moved on (a bot, the clock) between the observation and the action
             if m["type"] in ("error", "illegal"):
                 raise AssertionError(f"seat {c.seat} was refused: {m}")
             if m["type"] != "obs":
                 continue
             o = m["obs"]
-            if o["legal_actions"] and o["current_seat"] == c.seat and m["seq"] > acted:
-                acted = m["seq"]
+            if o["legal_actions"] and o["current_seat"] == c.seat and len(o["history"]) > acted:
+                acted, acted_seq = len(o["history"]), m["seq"]
                 await c.act(pick(m) if pick else eager(o["legal_actions"]))
     return list(await asyncio.wait_for(asyncio.gather(*(one(c) for c in clients)), timeout))
