@@ -242,7 +242,9 @@ class Server:
             return
         if sess.name is None:
             raise ProtocolError("no_account", f"{kind}: say hello (name and token) first")
-        if kind == "join":
+        if kind == "balances":
+            sess.send({"type": "balances", "balances": await self.storage.balances(sess.name)})
+        elif kind == "join":
             await self._join(sess, msg["room"], bool(msg.get("bots", False)))
         elif kind == "leave_queue":
             self._unqueue(sess.name)

@@ -18,6 +18,7 @@ PROTOCOL_VERSION = 1
 CLIENT_TYPES: Dict[str, Dict[str, Any]] = {
     "hello": {"name": (str, True), "token": (str, False), "v": (int, False)},
     "rooms": {},
+    "balances": {},
     "join": {"room": (str, True), "bots": (bool, False)},
     "leave_queue": {},
     "act": {"table": (str, True), "seat_token": (str, True), "action": (str, True)},
