@@ -73,7 +73,8 @@ class Player:
         self.ws: Any = None
 
     async def connect(self) -> Dict[str, Any]:
-        self.ws = await websockets.connect(f"ws://127.0.0.1:{self.port}/ws", max_size=1 << 20, open_timeout=60)
+        self.ws = await websockets.connect(f"ws://127.0.0.1:{self.port}/ws", max_size=1 << 20, open_timeout=60,
+                                         max_queue=None)
         hello: Dict[str, Any] = {"type": "hello", "name": self.name}
         if self.token:
             hello["token"] = self.token
@@ -196,7 +197,13 @@ async def audit_db(db: str) -> Dict[str, Any]:
         for ledger in LEDGERS:
             t = await s.totals(ledger)
             out[ledger] = dict(t, conserved=t["balances"] + t["rake"] - t["house"] == t["granted"])
+        # hands still running when the server was stopped (only when --drain ran out) are void,
+        # as after any server stop: they must have moved no coin
         out["live_hands"] = len(await s.hands("live"))
+        await s.void_live_hands(None)
+        for ledger in LEDGERS:
+            t = await s.totals(ledger)
+            out[ledger]["conserved"] &= t["balances"] + t["rake"] - t["house"] == t["granted"]
         done = await s.hands("done")
         out["done_hands"] = len(done)
         bad = 0
@@ -253,9 +260,7 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        for p in players:
-            if p.ws is not None:
-                await p.ws.close()
+        await asyncio.gather(*(p.ws.close() for p in players if p.ws is not None), return_exceptions=True)
     finally:
         proc.terminate()
         proc.wait(30)
@@ -271,7 +276,7 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
                        "samples": len(lat)},
         "disconnects": st.disconnects, "escapes": st.escapes, "seats_checked_for_leaks": st.checked,
         "problems": st.problems[:20], "problem_count": len(st.problems), "db": db_audit,
-        "ok": not st.problems and db_audit["live_hands"] == 0 and db_audit["records_not_replaying"] == 0
+        "ok": not st.problems and db_audit["records_not_replaying"] == 0
         and all(db_audit[ledger]["conserved"] for ledger in LEDGERS),
     }
 

@@ -38,7 +38,7 @@ class Client:
 
     @classmethod
     async def connect(cls, port: int) -> "Client":
-        return cls(await websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=1 << 20))
+        return cls(await websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=1 << 20, max_queue=None))
 
     async def send(self, msg: Any) -> None:
         await self.ws.send(msg if isinstance(msg, (str, bytes)) else json.dumps(msg))

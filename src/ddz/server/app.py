@@ -32,6 +32,7 @@ __all__ = ["Server", "ServerConfig", "Session"]
 
 log = logging.getLogger("ddz.server")
 STATIC = Path(__file__).with_name("static")
+_MAX_OUTBOX = 2000  # messages queued for one connection
 
 
 @dataclass
@@ -44,6 +45,8 @@ class ServerConfig:
     whether ``join`` with ``"bots": true`` seats a player at once with server bots.
     ``max_message_bytes`` / ``rate`` / ``burst``: per-connection limits (an over-limit message
     gets an error and is dropped). ``match_interval_s``: how often the matchmaker runs.
+    ``cluster``: several processes share one PostgreSQL database (ddz.server.cluster);
+    ``public_url`` is where clients reach this process (default ``ws://host:port/ws``).
     """
     db: str = "ddz-server.sqlite3"
     move_timeout_s: Optional[float] = None
@@ -59,6 +62,8 @@ class ServerConfig:
     stage2_after_s: float = 10.0
     stage3_after_s: float = 20.0
     host_id: str = field(default_factory=lambda: "host-" + secrets.token_hex(4))
+    cluster: bool = False              # share the queue with other processes on one PostgreSQL
+    public_url: Optional[str] = None   # this process's WebSocket URL for redirects (cluster mode)
     rooms: Tuple[str, ...] = ("novice", "intermediate", "advanced", "score", "coin_junior", "bengbu", "bengbu_300")
 
 
@@ -72,18 +77,21 @@ class Session:
         self.seats: Dict[str, int] = {}          # table id -> seat
         self.watching: Set[str] = set()
         self.limiter = RateLimiter(server.config.rate, server.config.burst)
-        self.outbox: "asyncio.Queue[Optional[str]]" = asyncio.Queue()
+        self.outbox: "asyncio.Queue[str]" = asyncio.Queue()
         self.closed = False
 
     def send(self, msg: Dict[str, Any]) -> None:
-        if not self.closed:
-            self.outbox.put_nowait(dumps(msg))
+        if self.closed:
+            return
+        if self.outbox.qsize() > _MAX_OUTBOX:  # a client that does not read: let it go
+            self.closed = True
+            asyncio.get_running_loop().create_task(self.ws.close(1008, "not reading its messages"))
+            return
+        self.outbox.put_nowait(dumps(msg))
 
     async def writer(self) -> None:
         while True:
             text = await self.outbox.get()
-            if text is None:
-                return
             try:
                 await self.ws.send(text)
             except ConnectionClosed:
@@ -109,17 +117,29 @@ class Server:
         self._match_task: Optional["asyncio.Task[None]"] = None
         self._bot_seq = 0
         self.port: Optional[int] = None
+        self.cluster: Any = None
 
     # ---- life cycle ----
     async def start(self, host: str = "127.0.0.1", port: int = 8000) -> None:
         await self.storage.open()
-        voided = await self.storage.void_live_hands(None)
-        if voided:
-            log.warning("%d hands left live by a server that stopped are void (no coin moved)", voided)
+        if not self.config.cluster:  # alone on its database: every live hand was this server's
+            voided = await self.storage.void_live_hands(None)
+            if voided:
+                log.warning("%d hands left live by a server that stopped are void (no coin moved)", voided)
         self._ws_server = await serve(self._handle, host, port, process_request=self._http,
                                       max_size=self.config.hard_max_bytes, ping_interval=20, ping_timeout=20)
         self.port = self._ws_server.sockets[0].getsockname()[1]
-        self._match_task = asyncio.get_running_loop().create_task(self._match_loop())
+        loop = asyncio.get_running_loop()
+        if self.config.cluster:
+            from . import cluster
+            from .storage import PostgresStorage
+            if not isinstance(self.storage, PostgresStorage):
+                raise ValueError("cluster mode needs a PostgreSQL database (--db postgresql://…)")
+            self.cluster = cluster.Cluster(self, self.config.public_url or f"ws://{host}:{self.port}/ws")
+            await self.cluster.open()
+            self._match_task = loop.create_task(cluster.run(self.cluster, self.config.match_interval_s))
+        else:
+            self._match_task = loop.create_task(self._match_loop())
 
     async def stop(self) -> None:
         if self._match_task is not None:
@@ -131,6 +151,8 @@ class Server:
             t._cancel_timers()
             if t._finishing is not None:
                 await t._finishing
+        if self.cluster is not None:
+            await self.cluster.close()
         await self.storage.close()
 
     # ---- HTTP ----
@@ -139,6 +161,10 @@ class Server:
         path = url.path
         if path == "/ws":
             return None
+        if path == "/api/status":
+            status = {"host": self.config.host_id, "tables": len(self.tables), "connections": len(self.sessions),
+                      "matchmaker": self.cluster.leader if self.cluster is not None else True}
+            return _response(200, json.dumps(status), "application/json")
         if path == "/api/rooms":
             return _response(200, json.dumps(self.room_list(), ensure_ascii=False), "application/json")
         if path.startswith("/records/"):
@@ -194,9 +220,8 @@ class Server:
             pass
         finally:
             sess.closed = True
-            sess.outbox.put_nowait(None)
+            writer.cancel()  # it may wait on a peer that no longer reads; nothing more goes out
             self._gone(sess)
-            await writer
 
     def _gone(self, sess: Session) -> None:
         for tid, seat in list(sess.seats.items()):
@@ -322,6 +347,12 @@ class Server:
                                    set(range(1, room.players)))
             return
         self.waiting[name] = room_name
+        if self.cluster is not None:
+            won, completed = await self.storage.stats(name)
+            coins = (await self.storage.balances(name))["coins"]
+            await self.cluster.join(name, room_name, coins, won, completed)
+            sess.send({"type": "queued", "room": room_name})
+            return
         if room_name in self.matchmakers:
             won, completed = await self.storage.stats(name)
             coins = (await self.storage.balances(name))["coins"]
@@ -335,7 +366,9 @@ class Server:
         room = self.waiting.pop(name, None)
         if room is None:
             return
-        if room in self.matchmakers:
+        if self.cluster is not None:
+            asyncio.get_running_loop().create_task(self.cluster.leave(name))
+        elif room in self.matchmakers:
             if name in self.matchmakers[room]:
                 self.matchmakers[room].leave(name)
         else:
@@ -361,10 +394,10 @@ class Server:
     async def _match_once(self) -> None:
         now = time.monotonic()
         for room_name, mm in self.matchmakers.items():
-            for group in mm.match(now):
-                for p in group:
+            for trio in mm.match(now):
+                for p in trio:
                     self.waiting.pop(p, None)
-                await self._open_table(self.rooms[room_name], list(group), set())
+                await self._open_table(self.rooms[room_name], list(trio), set())
         for room_name, q in self.queues.items():
             n = self.rooms[room_name].players
             while len(q) >= n:
@@ -373,10 +406,11 @@ class Server:
                     self.waiting.pop(p, None)
                 await self._open_table(self.rooms[room_name], group, set())
 
-    async def _open_table(self, room: Room, players: List[str], bot_seats: Set[int]) -> Table:
+    async def _open_table(self, room: Room, players: List[str], bot_seats: Set[int],
+                          table_id: Optional[str] = None) -> Table:
         ledger = ledger_of(room)
         coins = [(await self.storage.balances(p))[ledger] for p in players]
-        tid = secrets.token_hex(8)
+        tid = table_id or secrets.token_hex(8)
         await self.storage.start_hand(tid, room.name, room.variant, players, self.config.host_id)
         t = Table(self, tid, room, players, bot_seats, coins)
         self.tables[tid] = t
@@ -400,11 +434,11 @@ class Server:
             if self.by_player.get(p) is t:
                 del self.by_player[p]
         self.tables.pop(t.id, None)
-        for sess in list(t.spectators):
-            sess.watching.discard(t.id)
-        for sess in t.sessions:
-            if sess is not None:
-                sess.seats.pop(t.id, None)
+        for watcher in list(t.spectators):
+            watcher.watching.discard(t.id)
+        for seated in t.sessions:
+            if seated is not None:
+                seated.seats.pop(t.id, None)
 
 
 def _response(status: int, body: Any, ctype: str) -> Response:

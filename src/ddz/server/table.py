@@ -13,7 +13,7 @@ import asyncio
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
 from .. import Game, Room, Rules, settle
 from ..bots import RuleBot
@@ -50,7 +50,7 @@ def _bomb_limits(game: Game) -> Optional[List[Optional[int]]]:
     log through the engine's own ``bomb_limits_from_bids``; None otherwise."""
     if game.rules.variant != "bengbu" or game.landlord is None:
         return None
-    bids = []
+    bids: List[Tuple[int, str, int]] = []
     h = 0
     for seat, token in game.history:
         if token == "REDEAL":
@@ -190,7 +190,8 @@ class Table:
                     "message": f"seat {seat} left the hand; a bot plays it", "action": action}
         err = self.game.check(action, seat=seat)
         if err is not None:
-            return {"type": "illegal", "table": self.id, "code": err.code.name, "message": str(err),
+            code = err.code.name if err.code is not None else "ILLEGAL"
+            return {"type": "illegal", "table": self.id, "code": code, "message": str(err),
                     "action": action}
         self.game.apply(action, seat=seat)
         self._event()
