@@ -33,7 +33,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from typing import Any, Dict, List, Optional
 
 import websockets
@@ -61,9 +60,9 @@ class Stats:
         self.disconnects = 0
         self.escapes = 0
         self.checked = 0
-        self.views: Dict[str, Any] = {}
-        self.records: Dict[str, str] = {}
-        self.stop = False
+        self.to_check: List[Any] = []   # (table, seat, messages, result message)
+        self.stop = False    # no new hands
+        self.abort = False   # leave the hand in progress too (the end of --drain)
 
 
 class Player:
@@ -96,7 +95,7 @@ class Player:
         sent_len = -1
         acted = -1
         silent = 0.0
-        while True:
+        while not st.abort:
             try:
                 m = json.loads(await asyncio.wait_for(self.ws.recv(), 1.0))
             except asyncio.TimeoutError:
@@ -172,28 +171,29 @@ class Player:
             del self.st.active[table]
 
     async def check(self, table: str, seat: int, seen: List[Dict[str, Any]], result: Dict[str, Any]) -> None:
-        """Every ``check_every``-th hand: this seat's messages against the stored record."""
-        st = self.st
-        if hash(table) % self.args.check_every:
-            return
-        if table not in st.records:
-            url = f"http://127.0.0.1:{self.port}/records/{table}?name={self.name}&token={self.token}"
-            st.records[table] = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=60).read().decode())
-            rec = st.records[table]
-            if not replays(rec, result["result"]):
-                st.problems.append(f"table {table}: the record does not replay to its result")
-            st.views[table] = observations(rec)
-        bad = check_messages(st.records[table], seat, seen, table, st.views[table])
-        st.checked += 1
-        if bad:
-            st.problems.append(f"table {table} seat {seat}: {bad[:3]}")
+        """Every ``check_every``-th hand: keep this seat's messages, checked against the stored
+        record once the run is over (checking here would slow the clients and the figures)."""
+        if hash(table) % self.args.check_every == 0:
+            self.st.to_check.append((table, seat, seen, result))
 
 
-async def audit_db(db: str) -> Dict[str, Any]:
+async def audit_db(db: str, st: Stats) -> Dict[str, Any]:
     s = open_storage(db)
     await s.open()
     try:
-        out = {}
+        out: Dict[str, Any] = {}
+        views: Dict[str, Any] = {}
+        for table, seat, seen, result in st.to_check:  # no hidden card in any message to that seat
+            if table not in views:
+                row = await s.hand(table)
+                if not replays(row.record, result["result"]):
+                    st.problems.append(f"table {table}: the record does not replay to the result sent")
+                views[table] = (row.record, observations(row.record))
+            rec, obs = views[table]
+            bad = check_messages(rec, seat, seen, table, obs)
+            st.checked += 1
+            if bad:
+                st.problems.append(f"table {table} seat {seat}: {bad[:3]}")
         for ledger in LEDGERS:
             t = await s.totals(ledger)
             out[ledger] = dict(t, conserved=t["balances"] + t["rake"] - t["house"] == t["granted"])
@@ -247,25 +247,30 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
             await asyncio.gather(*(p.connect() for p in players[i:i + 200]))
         tasks = [asyncio.ensure_future(_run(p)) for p in players]
         t_play = time.perf_counter()
+        print(f"connected {len(players)} players in {t_play - t0:.1f} s", file=sys.stderr, flush=True)
         while time.perf_counter() - t_play < a.duration and len(st.hands) < a.hands and not st.stop:
             await asyncio.sleep(0.2)
         st.stop = True
         elapsed = time.perf_counter() - t_play
+        print(f"played {elapsed:.1f} s, {len(st.hands)} hands; draining", file=sys.stderr, flush=True)
         # let the hands in progress finish (bounded), so that nothing stays live
         end = time.perf_counter() + a.drain
         quiet = 0
         while quiet < 3 and time.perf_counter() < end:  # no table for a while: none is about to start
             await asyncio.sleep(0.5)
             quiet = 0 if st.active or not all(t.done() for t in tasks) else quiet + 1
+        print(f"drained: {len(st.active)} tables still running", file=sys.stderr, flush=True)
+        st.abort = True  # every client leaves its loop within a second (a cancel can be lost in wait_for)
+        await asyncio.wait(tasks, timeout=10)
         for t in tasks:
             t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await asyncio.gather(*(p.ws.close() for p in players if p.ws is not None), return_exceptions=True)
+        await asyncio.wait([asyncio.ensure_future(p.ws.close()) for p in players if p.ws is not None], timeout=30)
+        print("clients closed", file=sys.stderr, flush=True)
     finally:
         proc.terminate()
         proc.wait(30)
         log.close()
-    db_audit = await audit_db(db)
+    db_audit = await audit_db(db, st)
     lat = sorted(st.latencies)
     q = (lambda f: round(1000 * lat[min(len(lat) - 1, int(f * len(lat)))], 2)) if lat else (lambda f: None)
     return {

@@ -127,7 +127,8 @@ class Server:
             if voided:
                 log.warning("%d hands left live by a server that stopped are void (no coin moved)", voided)
         self._ws_server = await serve(self._handle, host, port, process_request=self._http,
-                                      max_size=self.config.hard_max_bytes, ping_interval=20, ping_timeout=20)
+                                      max_size=self.config.hard_max_bytes, ping_interval=20, ping_timeout=20,
+                                      compression=None)  # deflate costs more CPU than the small frames save
         self.port = self._ws_server.sockets[0].getsockname()[1]
         loop = asyncio.get_running_loop()
         if self.config.cluster:

@@ -117,17 +117,18 @@ class Table:
                 "unit": (self.room.base or 1) * (self.room.initial_multiplier or 1)
                 if self.room.variant == "classic" else None}
 
-    def obs_msg(self, seat: Optional[int]) -> Dict[str, Any]:
+    def obs_msg(self, seat: Optional[int], extras: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
         return {"type": "obs", "table": self.id, "seq": self.seq, "seat": seat,
                 "obs": self.game.observation(seat), "deadline": self.deadline, "now": time.time(),
-                "table_info": self._extras()}
+                "table_info": extras if extras is not None else self._extras()}
 
     def _push(self) -> None:
+        extras = self._extras()  # the same for every seat of this event
         for s, sess in enumerate(self.sessions):
             if sess is not None:
-                sess.send(self.obs_msg(s))
+                sess.send(self.obs_msg(s, extras))
         if self.spectators:
-            pub = self.obs_msg(None)
+            pub = self.obs_msg(None, extras)
             for sess in list(self.spectators):
                 sess.send(pub)
 
