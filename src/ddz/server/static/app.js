@@ -159,7 +159,7 @@ function render() {
     const d = document.createElement("div");
     d.className = "seat" + (o.current_seat === s ? " to-act" : ""); d.id = "seat-" + s;
     const role = o.landlord === null ? "" : s === o.landlord ? " 地主" : " 农民";
-    const flags = (o.bots.includes(s) ? " 🤖" : "") + (info.absent.includes(s) ? " (away)" : "");
+    const flags = (o.bots.includes(s) ? " [bot]" : "") + (info.absent.includes(s) ? " (away)" : "");
     d.innerHTML = `<div><b>${info.players[s]}</b>${role}${flags}</div><div class="count">${o.cards_left[s]} cards</div>`;
     const shown = o.shown[String(s)];
     if (shown) { const h = document.createElement("div"); h.className = "shown"; for (const c of shown) h.appendChild(cardEl(c, false)); d.appendChild(h); }
@@ -226,7 +226,7 @@ setInterval(() => {
   const m = st.msg;
   if (!m || !st.table || m.deadline === null) { if (st.table) $("timer").textContent = ""; return; }
   const left = Math.max(0, m.deadline - (Date.now() / 1000 + st.offset));
-  $("timer").textContent = `⏱ ${left.toFixed(0)} s`;
+  $("timer").textContent = `${left.toFixed(0)} s left`;
 }, 250);
 
 $("login-btn").onclick = () => { const n = $("name").value.trim(); if (n) login(n); };
