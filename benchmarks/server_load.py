@@ -222,7 +222,9 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
     tmp = tempfile.mkdtemp(prefix="ddz-load-")
     db = a.db or os.path.join(tmp, "load.sqlite3")
     cmd = [sys.executable, "-m", "ddz.cli", "serve", "--port", str(port), "--db", db, "--grace", str(a.grace),
-           "--bot-delay", str(a.bot_delay), "--no-bot-tables"]
+           "--bot-delay", str(a.bot_delay), "--no-bot-tables",
+           # the load clients may act far faster than people (--think 0): lift the per-connection limit
+           "--rate", "1000", "--burst", "1000"]
     if a.cpu is not None:
         cmd = ["taskset", "-c", str(a.cpu)] + cmd
     log = open(os.path.join(tmp, "server.log"), "w")

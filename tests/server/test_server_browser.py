@@ -21,6 +21,7 @@ selenium = pytest.importorskip("selenium")
 
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
 from ddz.record import read_game  # noqa: E402
@@ -77,7 +78,10 @@ def browser():
 def wait_for(fn, timeout=20.0, what="the page"):
     end = time.time() + timeout
     while time.time() < end:
-        v = fn()
+        try:
+            v = fn()
+        except StaleElementReferenceException:  # the page re-rendered that element: read it again
+            v = None
         if v:
             return v
         time.sleep(0.05)

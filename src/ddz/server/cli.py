@@ -23,6 +23,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.add_argument("--bot-delay", type=float, default=0.6, dest="bot_delay_s", help="seconds a bot waits")
     sv.add_argument("--no-bot-tables", action="store_false", dest="bot_tables",
                     help="refuse join with bots (players wait for people)")
+    sv.add_argument("--rate", type=float, default=20.0, help="messages a second a connection may send on average")
+    sv.add_argument("--burst", type=int, default=40, help="messages a connection may send at once")
     sv.add_argument("--cluster", action="store_true",
                     help="share the queue and matchmaking with other processes on the same PostgreSQL --db")
     sv.add_argument("--public-url", default=None, dest="public_url",
@@ -40,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     cfg = ServerConfig(db=args.db, grace_s=args.grace_s, move_timeout_s=args.move_timeout_s,
                        starting_coins=args.starting_coins, bot_delay_s=args.bot_delay_s, bot_tables=args.bot_tables,
-                       cluster=args.cluster, public_url=args.public_url, match_interval_s=args.match_interval_s)
+                       rate=args.rate, burst=args.burst, cluster=args.cluster, public_url=args.public_url, match_interval_s=args.match_interval_s)
 
     async def main() -> None:
         srv = Server(cfg)
