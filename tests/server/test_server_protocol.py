@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("websockets")
 
+from ddz.cli import main as cli_main  # noqa: E402
 from ddz.record import read_game  # noqa: E402
 from ddz.server.audit import check_messages, observations, replays  # noqa: E402
 
@@ -76,6 +77,9 @@ def test_whole_hand_matched_players(tmp_path, room, names):
             assert status == 200
             record = body.decode()
             assert replays(record, r["result"])
+            path = tmp_path / "hand.json"
+            path.write_text(record, encoding="utf-8")
+            assert cli_main(["replay", str(path)]) == 0  # ddz replay plays the downloaded record
             assert read_game(record).result.to_dict()["scores"] == r["result"]["scores"]
             views = observations(record)
             for c in cs:
@@ -243,3 +247,13 @@ def test_malformed_oversized_and_rate_limited_messages(tmp_path):
             await c.expect("pong")
             await c.close()
     run(main())
+
+
+def test_serve_command_line(capsys):
+    """``ddz serve --help`` names its options; a bad database URL is refused with a message."""
+    with pytest.raises(SystemExit) as e:
+        cli_main(["serve", "--help"])
+    out = capsys.readouterr().out
+    assert e.value.code == 0 and "usage: ddz serve" in out
+    for opt in ("--db", "--grace", "--move-timeout", "--starting-coins", "--cluster", "--rate"):
+        assert opt in out
