@@ -257,3 +257,5 @@ def test_serve_command_line(capsys):
     assert e.value.code == 0 and "usage: ddz serve" in out
     for opt in ("--db", "--grace", "--move-timeout", "--starting-coins", "--cluster", "--rate"):
         assert opt in out
+    assert cli_main(["serve", "--db", "mysql://somewhere/db"]) == 2
+    assert "unknown database URL scheme" in capsys.readouterr().err

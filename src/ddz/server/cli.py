@@ -44,8 +44,13 @@ def run(args: argparse.Namespace) -> int:
                        starting_coins=args.starting_coins, bot_delay_s=args.bot_delay_s, bot_tables=args.bot_tables,
                        rate=args.rate, burst=args.burst, cluster=args.cluster, public_url=args.public_url, match_interval_s=args.match_interval_s)
 
-    async def main() -> None:
+    try:
         srv = Server(cfg)
+    except ValueError as e:  # a database URL it cannot use
+        print(f"ddz serve: {e}", file=sys.stderr)
+        return 2
+
+    async def main() -> None:
         await srv.start(args.host, args.port)
         print(f"ddz serve: http://{args.host}:{srv.port}/ (WebSocket /ws), database {srv.storage.url}", flush=True)
         try:
