@@ -259,3 +259,32 @@ def test_serve_command_line(capsys):
         assert opt in out
     assert cli_main(["serve", "--db", "mysql://somewhere/db"]) == 2
     assert "unknown database URL scheme" in capsys.readouterr().err
+
+
+def test_classic_matchmaking_stages(tmp_path):
+    """CLASSIC3 新手场 through ddz.Matchmaker (RULES.md §3.2, §3.3): three newcomers (50 % each)
+    whose coins differ by up to 8,000. The first criterion (rate 5 AND coins ≤ 2,000) fails; the
+    second (rate 10 OR coins ≤ 5,000) holds through the equal rates; so the server seats them
+    once the longest waiter reaches stage 2 (``stage2_after_s``), and not before."""
+    async def main():
+        cfg = dict(match_interval_s=0.05, stage2_after_s=0.6, stage3_after_s=1.2)
+        async with running(str(tmp_path / "db.sqlite3"), **cfg) as srv:
+            cs = []
+            for n, coins in (("ann", 10_000), ("bob", 10_000), ("cat", 18_000)):
+                c = await Client.connect(srv.port)
+                await c.hello(n)
+                async with srv.storage.tx() as tx:
+                    await tx.execute("UPDATE balances SET amount = ? WHERE name = ? AND ledger = 'coins'", coins, n)
+                cs.append(c)
+            t0 = asyncio.get_running_loop().time()
+            for c in cs:
+                await c.send({"type": "join", "room": "novice"})
+            for c in cs:
+                await c.expect("matched", timeout=5)
+            waited = asyncio.get_running_loop().time() - t0
+            # stage 1 (rate 5 AND coins 2000) fails for cat; stage 2 (rate 10 OR coins 5000) holds
+            # through the equal 50 % rates, so the table forms at stage 2, after 0.6 s
+            assert 0.55 <= waited < 1.2, waited
+            for c in cs:
+                await c.close()
+    run(main())
