@@ -151,6 +151,62 @@ def _run_openspiel(w: Workload, repeat: int) -> Tuple[float, float, str]:
     return len(hands) / t, plays, "hands/s"
 
 
+_STATES: Dict[Tuple[int, int], object] = {}
+
+
+def _encode_states(w: Workload):
+    """Random classic_douzero() play states (with DouZero's infosets when douzero is installed),
+    built once per (count, seed) for every encoder workload of a run."""
+    import bench_encode as BE
+
+    key = (w.hands, w.seed)
+    if key not in _STATES:
+        _STATES[key] = BE.make_states(w.hands, w.seed)
+    return _STATES[key]
+
+
+def _run_douzero_obs(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    """The peer: douzero.env.env.get_obs on DouZero's own infosets."""
+    import bench_encode as BE
+
+    s = _encode_states(w)
+    if s.infosets is None:
+        raise RuntimeError("douzero is not installed")
+    return BE.douzero_rate(s, repeat), 0.0, "states/s"
+
+
+def _run_douzero_batch(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    import bench_encode as BE
+
+    rate, _ = BE.factored_rate(_encode_states(w), repeat)
+    return rate, 0.0, "states/s"
+
+
+def _run_douzero_expand(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    import bench_encode as BE
+
+    gbs, _ = BE.expand_rate(_encode_states(w), repeat)
+    return gbs * 1e3, 0.0, "MB/s"
+
+
+def _run_compact(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    import bench_encode as BE
+
+    return BE.compact_rate(_encode_states(w), repeat), 0.0, "states/s"
+
+
+def _run_vector_env(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    import bench_vector_env as BV
+
+    return BV.vector_env_rate(make_rules(w.rules), tables=w.hands, seed=w.seed, repeat=repeat), 0.0, "steps/s"
+
+
+def _run_playstate_loop(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    import bench_vector_env as BV
+
+    return max(BV.play_state_loop_rate(make_rules(w.rules), w.hands, w.seed) for _ in range(repeat)), 0.0, "actions/s"
+
+
 _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "batch": _run_batch,                  # legal_moves_batch into a reused out= buffer (GIL released)
     "count": _run_count,                  # legal_moves_batch(count_only=True)
@@ -159,6 +215,12 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "legal_actions": _run_legal_actions,  # PlayState.legal_actions(), action ids
     "simulate": _run_simulate,            # random self-play games, one thread
     "openspiel": _run_openspiel,          # the peer, for ratios
+    "douzero_obs": _run_douzero_obs,      # the peer: DouZero's get_obs
+    "douzero_batch": _run_douzero_batch,  # ddz.encode.douzero_arrays, factored int8, reused buffers
+    "douzero_expand": _run_douzero_expand,  # DouZeroBatch.expand into reused float32 buffers
+    "compact": _run_compact,              # ddz.encode.compact_arrays, reused buffer
+    "vector_env": _run_vector_env,        # ddz.VectorEnv.step, numpy random choice in the loop
+    "playstate_loop": _run_playstate_loop,  # Python loop over PlayState, for the ratio
 }
 
 WHAT = {
@@ -169,6 +231,12 @@ WHAT = {
     "legal_actions": "PlayState.legal_actions() ids",
     "simulate": "simulate random, 1 thread",
     "openspiel": "OpenSpiel state.legal_actions()",
+    "douzero_obs": "douzero.env.env.get_obs (peer)",
+    "douzero_batch": "encode.douzero_arrays factored int8",
+    "douzero_expand": "DouZeroBatch.expand float32",
+    "compact": "encode.compact_arrays",
+    "vector_env": "VectorEnv.step, 1 thread, numpy choice",
+    "playstate_loop": "Python loop over PlayState ids",
 }
 
 COMPAT = ("classic_openspiel", "classic_douzero", "classic_rlcard")
@@ -201,6 +269,17 @@ def _registry() -> List[Workload]:
     for rules in ("classic",) + COMPAT:
         w.append(Workload(f"simulate.random.{rules}", "simulate", rules, hands=20_000,
                           target=">= 250k games/s" if rules != "classic" else "(reference)"))
+    # issue 12: observation encoders on the same random classic_douzero() states, the vector env
+    w.append(Workload("encode.douzero.peer", "douzero_obs", "classic_douzero", hands=2000, target="(peer)", issue=12))
+    w.append(Workload("encode.douzero.factored", "douzero_batch", "classic_douzero", hands=2000,
+                      target=">= 100x get_obs", vs="encode.douzero.peer", issue=12))
+    w.append(Workload("encode.douzero.expand", "douzero_expand", "classic_douzero", hands=2000,
+                      target="as fast as memory allows (MB/s written)", issue=12))
+    w.append(Workload("encode.compact", "compact", "classic_douzero", hands=2000, target="(C++)", issue=12))
+    w.append(Workload("env.playstate_loop.classic", "playstate_loop", "classic", hands=100_000, target="(reference)",
+                      issue=12))
+    w.append(Workload("env.vector.classic", "vector_env", "classic", hands=4096, target=">= 2M steps/s per core",
+                      vs="env.playstate_loop.classic", issue=12))
     return w
 
 

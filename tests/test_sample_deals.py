@@ -74,7 +74,7 @@ def exact_distribution(g: ddz.Game, observer: int) -> Dict[Tuple[int, ...], floa
     kitty = set(parse_card_names(obs["kitty"], decks)) if obs["kitty"] else set()
     forced = {s: (kitty - played if s == obs["landlord"] else set()) for s in hidden}
     held = {s: set(parse_card_names(g.cards(s), decks)) for s in hidden}
-    rest = set(g._aside) if g.rules.variant == "two_player" else set()  # the true set-aside cards
+    rest = set(g._hands.aside) if g.rules.variant == "two_player" else set()  # the true set-aside cards
     pool = sorted(set().union(*(held[s] - forced[s] for s in hidden)) | rest)
     sizes = [len(held[s]) - len(forced[s]) for s in hidden]
     counts: Counter = Counter()

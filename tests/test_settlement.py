@@ -36,7 +36,7 @@ def classic_result(landlord, winner_side, D, unit, loss_factor=2):
         scores[landlord], scores[f1], scores[f2] = -loss_factor * unit, fu, fu
     winner_seat = landlord if winner_side == L_ else f1
     return GameResult(kind="normal", winner_side=winner_side, landlord=landlord, winner_seat=winner_seat,
-                      multiplier=D, factors={}, unit=unit, scores=scores)
+                      multiplier=D, factors={}, unit=unit, scores=scores, terms={"loss_factor": loss_factor})
 
 
 def twop_result(landlord, winner_side, m_act, I=1, landlord_role=2, factors=None):
@@ -47,7 +47,8 @@ def twop_result(landlord, winner_side, m_act, I=1, landlord_role=2, factors=None
     scores[1 - landlord] = -sign * X
     winner_seat = landlord if winner_side == L_ else 1 - landlord
     return GameResult(kind="normal", winner_side=winner_side, landlord=landlord, winner_seat=winner_seat,
-                      multiplier=m_act, factors=factors or {}, unit=X, scores=scores)
+                      multiplier=m_act, factors=factors or {}, unit=X, scores=scores,
+                      terms={"landlord_factor": landlord_role})
 
 
 def twop_escape(escapee, m_esc, role_escapee, role_remaining, landlord, I=1, compensation="normal_win",
@@ -206,7 +207,7 @@ def test_s_vectors(vid, landlord):
     room, D, winner, coins, gross, net, X, lf = S_VECTORS[vid]
     net = net or gross
     result = classic_result(landlord, winner, D, unit=X, loss_factor=lf)
-    s = settle(result, room, by_seat(landlord, coins), loss_factor=lf)
+    s = settle(result, room, by_seat(landlord, coins))
     assert isinstance(s, Settlement)
     assert s.unit == X, "X = base × x × D (§2.1.9)"
     assert list(s.gross) == by_seat(landlord, gross)
@@ -555,22 +556,35 @@ def test_bad_input():
         settle(cl, "novice", (AMPLE,) * 3)
 
 
-def test_loss_factor_keyword():
+def test_loss_factor_comes_with_the_result():
+    """settle takes the landlord's loss factor from result.terms (issue #10: no loss_factor=)."""
     lf1 = classic_result(0, F_, 1, 3000, loss_factor=1)
-    with pytest.raises(ValueError, match="loss_factor=1"):
-        settle(lf1, classic_room(3000), (AMPLE,) * 3)                # scored with 1, settled with 2
+    with pytest.raises(TypeError):
+        settle(lf1, classic_room(3000), (AMPLE,) * 3, loss_factor=1)  # the keyword is gone
+    forged = GameResult(**{**lf1.to_dict(), "terms": {"loss_factor": 2}})
+    with pytest.raises(ValueError, match="classic_landlord_loss_factor=1"):
+        settle(forged, classic_room(3000), (AMPLE,) * 3)              # scored with 1, terms say 2
     with pytest.raises(ValueError, match="loss_factor"):
-        settle(classic_result(0, F_, 1, 3000), classic_room(3000), (AMPLE,) * 3, loss_factor=1)
-    with pytest.raises(ValueError, match="loss_factor"):
-        settle(lf1, classic_room(3000), (AMPLE,) * 3, loss_factor=3)
-    with pytest.raises(ValueError, match="loss_factor"):
-        settle(twop_result(0, L_, 2), SCORE, (0, 0), loss_factor=1)
+        settle(GameResult(**{**lf1.to_dict(), "terms": {"loss_factor": 3}}), classic_room(3000), (AMPLE,) * 3)
     # S14 with an odd X: the farmers' nominal is floor(X/2) each (A16), the split floor(P/2)
-    s = settle(classic_result(0, F_, 1, 3001, loss_factor=1), classic_room(3001), (AMPLE,) * 3, loss_factor=1)
+    s = settle(classic_result(0, F_, 1, 3001, loss_factor=1), classic_room(3001), (AMPLE,) * 3)
     assert s.nominal == (-3001, 1500, 1500) and s.changes == (-3000, 1500, 1500)
     # a landlord win does not depend on the loss factor
-    s = settle(classic_result(1, L_, 1, 3000, loss_factor=1), classic_room(3000), (AMPLE,) * 3, loss_factor=1)
+    s = settle(classic_result(1, L_, 1, 3000, loss_factor=1), classic_room(3000), (AMPLE,) * 3)
     assert s.changes == (-3000, 6000, -3000)
+    # and a real hand under the option settles without being told (docs/rules.md §6, A16)
+    rules = Rules.classic(classic_landlord_loss_factor=1)
+    for seed in range(200):
+        g = Game(rules, seed)
+        rng = random.Random(seed)
+        while not g.is_over:
+            g.apply(rng.choice(g.legal_actions()))
+        if g.result.kind == "normal" and g.result.winner_side == F_:
+            assert g.result.terms == {"loss_factor": 1}
+            s = settle(g.result, ROOMS["novice"], (AMPLE,) * 3)
+            assert s.nominal[g.result.landlord] == -25 * 10 * g.result.multiplier
+            return
+    pytest.fail("no farmer win in 200 hands")
 
 
 def test_settlement_to_dict_and_numpy_coins():
@@ -594,7 +608,7 @@ def test_settles_real_hands(room_name):
     room = ROOMS[room_name]
     rng = random.Random(room_name)
     rules = {"classic": Rules.classic(), "two_player": Rules.two_player(twop_initial_multiplier=1),
-             "bengbu": Rules.bengbu()}[room.variant]
+             "bengbu": Rules.bengbu(bengbu_point_value=room.point_value or 1)}[room.variant]  # the room's stakes
     for seed in range(12):
         kw = dict(base=room.base, initial_multiplier=room.initial_multiplier) if room.variant == "classic" else {}
         result = _play_out(Game(rules, seed, **kw), rng)
@@ -613,7 +627,7 @@ def test_settles_real_hands(room_name):
 def test_settles_real_escapes(room_name):
     room = ROOMS[room_name]
     rng = random.Random("escape-" + room_name)
-    rules = Rules.two_player() if room.variant == "two_player" else Rules.bengbu()
+    rules = Rules.two_player() if room.variant == "two_player" else Rules.bengbu(bengbu_point_value=room.point_value)
     for seed in range(40):
         game = Game(rules, seed)
         for _ in range(rng.randrange(0, 30)):
@@ -870,7 +884,7 @@ def test_random_settlements_per_preset(room_name):
     for i, c in zip(idx.tolist(), coins):
         result, lf, _ = pool[i]
         c = tuple(c)
-        check(result, room, c, settle(result, room, c, loss_factor=lf), lf)
+        check(result, room, c, settle(result, room, c), lf)
         seen.add(result.kind)
     assert "normal" in seen and "void" in seen
 
@@ -886,7 +900,7 @@ small = st.one_of(st.integers(0, 5), st.integers(0, 10**4), st.integers(0, 10**1
 def test_hypothesis_classic_any_room(base, x, rake, cap, D, landlord, landlord_wins, lf, coins):
     room = Room("h", "classic", base=base, initial_multiplier=x, rake_percent=rake, cap=cap)
     result = classic_result(landlord, L_ if landlord_wins else F_, D, base * x * D, loss_factor=lf)
-    check(result, room, coins, settle(result, room, coins, loss_factor=lf), lf)
+    check(result, room, coins, settle(result, room, coins), lf)
 
 
 @HYP

@@ -9,6 +9,9 @@ void register_move(py::module_& m);
 void register_play(py::module_& m);
 void register_solver(py::module_& m);
 void register_sample(py::module_& m);
+void register_physical(py::module_& m);
+void register_encode(py::module_& m);
+void register_vector_env(py::module_& m);
 
 PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.doc() = "ddz C++ core: cards, rules, classification and legal-move generation";
@@ -393,7 +396,19 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.def("cpu_has_fast_isa", &cpu_has_fast_isa,
         "True when this CPU runs the AVX2/BMI2 generator (x86-64 with AVX2, BMI2 and POPCNT).");
 
+  m.def("variant_layouts", [] {
+        py::list out;
+        for (const Layout& l : kLayouts)
+          out.append(py::dict(py::arg("name") = l.name, py::arg("players") = l.players, py::arg("decks") = l.decks,
+                              py::arg("hand") = l.hand, py::arg("kitty") = l.kitty, py::arg("aside") = l.aside,
+                              py::arg("max_hand") = l.max_hand));
+        return out;
+      },
+      "The table layout of each variant, in variant-id order (ddz.variants reads it).");
   register_play(m);
   register_solver(m);
   register_sample(m);
+  register_physical(m);
+  register_encode(m);
+  register_vector_env(m);
 }

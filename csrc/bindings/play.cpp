@@ -3,8 +3,10 @@
 #include <system_error>
 #include <thread>
 
+#include "../ddz/deal.hpp"
 #include "../ddz/play.hpp"
 #include "common.hpp"
+#include "play_obj.hpp"
 
 namespace {
 
@@ -13,42 +15,6 @@ namespace {
 constexpr int kMaxThreads = 256;
 constexpr long long kMaxGames = 1LL << 28;
 
-const char* variant_name(const Rules& r) { return r.variant == 0 ? "CLASSIC3" : r.variant == 1 ? "TWOP" : "BENGBU4"; }
-
-/// One applied action and the state before it. The log is an immutable list from the newest
-/// action back to the first: a clone shares it (clone time does not grow with the history),
-/// apply prepends a node, undo steps back; no copy ever changes a node another copy sees.
-struct LogNode {
-  uint8_t seat;
-  Enc move;  // kPassEnc for a pass
-  PlayState before;
-  std::shared_ptr<const LogNode> prev;
-  uint32_t depth;  // actions up to and including this one
-};
-using Log = std::shared_ptr<const LogNode>;
-
-struct PlayStateObj {
-  RulesPtr rules;
-  PlayState s;
-  Log log;
-  size_t log_size() const { return log ? log->depth : 0; }
-  /// The log oldest first.
-  std::vector<const LogNode*> entries() const {
-    std::vector<const LogNode*> v(log_size());
-    size_t i = v.size();
-    for (const LogNode* n = log.get(); n; n = n->prev.get()) v[--i] = n;
-    return v;
-  }
-  /// The state the hand started in.
-  const PlayState& initial() const {
-    const LogNode* n = log.get();
-    if (!n) return s;
-    while (n->prev) n = n->prev.get();
-    return n->before;
-  }
-};
-
-std::string seat_str(int s) { return "seat " + std::to_string(s); }
 
 int seat_arg(const PlayStateObj& P, py::handle seat) {
   if (!PyLong_Check(seat.ptr()) || PyBool_Check(seat.ptr()))
@@ -99,6 +65,8 @@ bool action_arg(PlayStateObj& P, py::handle a, Counts& cards, int& kind) {
   throw IllegalActionTypeError("an action is a Move, an action id (int), a str of cards or 'PASS', not " + type_name(a));
 }
 
+}  // namespace
+
 std::string illegal_message(const PlayStateObj& P, Illegal why, Counts cards, int kind, const Interp& reading) {
   const PlayState& s = P.s;
   const Rules& r = P.rules->r;
@@ -125,6 +93,8 @@ std::string illegal_message(const PlayStateObj& P, Illegal why, Counts cards, in
   return "illegal action";
 }
 
+namespace {
+
 [[noreturn]] void raise_illegal(const PlayStateObj& P, Illegal why, Counts cards, int kind, const Interp& reading) {
   throw IllegalActionError(illegal_message(P, why, cards, kind, reading), why);
 }
@@ -148,12 +118,6 @@ py::object check_obj(PlayStateObj& P, py::handle action) {
   Illegal why = check_action(P.rules->r, P.s, cards, !play, kind, reading);
   if (why != Illegal::None) return illegal_object(g_illegal_type, illegal_message(P, why, cards, kind, reading), why);
   return py::none();
-}
-
-/// Applies a checked action (`e` its encoding, kPassEnc for a pass), logging the state before it.
-void push_action(PlayStateObj& P, Enc e, Counts cards, bool pass, const Interp& reading) {
-  P.log = std::make_shared<const LogNode>(LogNode{P.s.seat, e, P.s, P.log, uint32_t(P.log_size() + 1)});
-  apply_action(P.rules->r, P.s, cards, pass, reading);
 }
 
 py::object top_obj(const PlayStateObj& P) {
@@ -311,6 +275,33 @@ void register_play(py::module_& m) {
             for (size_t i = 0; i < b.size; ++i) PyList_SET_ITEM(out, Py_ssize_t(i), PyLong_FromLong(ix.id_of(b.data[i])));
             return py::reinterpret_steal<py::list>(out);
           }, "legal_moves() as action ids (Rules.action_space order; PASS is Rules.pass_id)")
+      .def("legal_tokens", [](const PlayStateObj& P) -> py::list {
+            MoveBuffer& b = tl_buf;
+            b.clear();
+            legal_actions(P.rules->r, P.s, b);
+            PyObject* out = PyList_New(Py_ssize_t(b.size));
+            if (!out) throw py::error_already_set();
+            char text[5 + 40];
+            std::memcpy(text, "PLAY ", 5);
+            for (size_t i = 0; i < b.size; ++i) {
+              PyObject* t;
+              if (b.data[i] == kPassEnc) {
+                t = PyUnicode_FromStringAndSize("PASS", 4);
+              } else {
+                size_t len = 5;
+                Counts c = enc_cards(b.data[i]);
+                for (int r = 0; r < kRanks; ++r)
+                  for (int k = count_of(c, r); k; --k) text[len++] = kRankChars[r];
+                t = PyUnicode_FromStringAndSize(text, Py_ssize_t(len));
+              }
+              if (!t) {
+                Py_DECREF(out);
+                throw py::error_already_set();
+              }
+              PyList_SET_ITEM(out, Py_ssize_t(i), t);
+            }
+            return py::reinterpret_steal<py::list>(out);
+          }, "legal_moves() as ddz.Game's tokens: 'PLAY <ranks>' and 'PASS' (last, when following).")
       .def("legal_moves_array", [](const PlayStateObj& P) {
             MoveBuffer& b = tl_buf;
             b.clear();

@@ -71,6 +71,19 @@ static inline Counts enc_cards(Enc e) {
 }
 static inline int enc_kind(Enc e) { return int(e >> 56); }
 
+/// The table layout of each variant (RULES.md §1): the one place these numbers live.
+/// Python reads them through `_core.variant_layouts()` (src/ddz/variants.py).
+struct Layout {
+  const char* name;  // the Python variant name
+  int players, decks, hand, kitty, aside;
+  int max_hand;      // the landlord's hand: hand + kitty
+};
+inline constexpr Layout kLayouts[3] = {
+    {"classic", 3, 1, 17, 3, 0, 20},
+    {"two_player", 2, 1, 20, 3, 11, 23},
+    {"bengbu", 4, 2, 25, 8, 0, 33},
+};
+
 /// Rules as data: the combination-level options of RULES.md §7 (and compat presets).
 struct Rules {
   int variant = 0;            // 0 CLASSIC3, 1 TWOP, 2 BENGBU4
@@ -87,7 +100,8 @@ struct Rules {
   int cap = 1;                // single_kicker_rank_cap
   int max_cards = 20;         // the largest hand of the variant (bounds the action space)
 
-  int players() const { return variant == 0 ? 3 : variant == 1 ? 2 : 4; }
+  int players() const { return kLayouts[variant].players; }
+  const Layout& layout() const { return kLayouts[variant]; }
   int max_per_rank() const { return two_decks ? 8 : 4; }
   int max_joker() const { return two_decks ? 2 : 1; }
   /// Relaxed options can give one multiset several readings (§2.0.4); the generator

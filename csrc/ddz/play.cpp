@@ -1,6 +1,8 @@
 // Trick play, legality and self-play (RULES.md §2.0.1, §2.0.6, §2.3.6, §2.3.7).
 #include "play.hpp"
 
+#include "deal.hpp"
+
 namespace ddz {
 
 static bool is_missile(int kind) { return kind == BOMB7 || kind == BOMB8 || kind == JOKER_BOMB; }
@@ -110,57 +112,6 @@ void apply_action(const Rules& r, PlayState& s, Counts cards, bool pass, const I
 }
 
 // ---- self-play -----------------------------------------------------------------------
-
-namespace {
-
-struct Rng {
-  uint64_t x;
-  uint64_t next() {  // splitmix64
-    uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  uint32_t below(uint32_t n) { return uint32_t((unsigned __int128)next() * n >> 64); }
-};
-
-Rng game_rng(uint64_t seed, uint64_t game) {
-  Rng g{seed ^ 0x5DEECE66DULL};
-  g.x = g.next() ^ (game * 0xD1B54A32D192ED03ULL);
-  g.next();
-  return g;
-}
-
-
-}  // namespace
-
-void deal_game(const Rules& r, uint64_t seed, uint64_t game, Counts* hands, int& landlord) {
-  Rng g = game_rng(seed, game);
-  const int n = r.players();
-  uint8_t deck[108];
-  int size = 0;
-  for (int rk = 0; rk < 13; ++rk)
-    for (int c = 0; c < r.max_per_rank(); ++c) deck[size++] = uint8_t(rk);
-  for (int c = 0; c < r.max_joker(); ++c) {
-    deck[size++] = kB;
-    deck[size++] = kR;
-  }
-  for (int i = size - 1; i > 0; --i) {  // Fisher–Yates
-    int j = int(g.below(uint32_t(i + 1)));
-    uint8_t t = deck[i];
-    deck[i] = deck[j];
-    deck[j] = t;
-  }
-  const int each = r.variant == 0 ? 17 : r.variant == 1 ? 20 : 25;
-  const int kitty = r.variant == 2 ? 8 : 3;
-  landlord = int(g.below(uint32_t(n)));
-  int k = 0;
-  for (int p = 0; p < n; ++p) {
-    hands[p] = 0;
-    for (int i = 0; i < each; ++i) hands[p] += unit(deck[k++]);
-  }
-  for (int i = 0; i < kitty; ++i) hands[landlord] += unit(deck[k++]);  // TWOP: the rest is set aside
-}
 
 namespace {
 

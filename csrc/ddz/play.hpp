@@ -81,8 +81,4 @@ struct SimResult {
 /// Game g depends only on (seed, g), so results do not depend on how games are split.
 void simulate_range(const Rules& r, int policy, uint64_t seed, uint64_t first, uint64_t last, SimResult* out);
 
-/// Deals game g of a seeded series (the same deal simulate_range plays): hands[0..n-1]
-/// including the landlord's kitty, and the landlord seat.
-void deal_game(const Rules& r, uint64_t seed, uint64_t game, Counts* hands, int& landlord);
-
 }  // namespace ddz

@@ -34,7 +34,8 @@ from .rooms import ROOMS, Room, Settlement, settle
 from .matchmaking import MATCH_TIERS, Matchmaker
 from .solver import Solution, SolveError, SolveTypeError, solve
 from .sample import SampleError, SampleTypeError, sample_deals
-from . import bots
+from .vector_env import VectorEnv
+from . import bots, encode, variants
 
 from ._version import __version__
 
@@ -42,7 +43,8 @@ __all__ = [
     "ArgumentError", "ArgumentTypeError", "CardTypeError", "DdzError", "IllegalActionTypeError", "IllegalCode",
     "MAX_THREADS",
     "MoveTypeError", "RecordError", "RecordTypeError",
-    "bots", "card_id", "card_name", "CardError", "Cards", "classify", "count_moves", "cpu_has_fast_isa",
+    "encode", "VectorEnv",
+    "bots", "variants", "card_id", "card_name", "CardError", "Cards", "classify", "count_moves", "cpu_has_fast_isa",
     "deal", "decode", "dispatch_level", "Game", "GameResult", "hand_words", "IllegalAction", "Kind",
     "kitty_factor", "legal_moves", "legal_moves_array", "legal_moves_batch", "MATCH_TIERS", "Matchmaker",
     "Move", "MoveError", "PASS", "PlayState", "Room", "ROOMS", "Rules", "sample_deals", "SampleError",

@@ -21,14 +21,13 @@ from .bots import RandomBot, RuleBot
 from .cards import RANKS, card_id, card_rank
 from .game import Game
 from ._rules import Rules
+from .variants import VARIANT
 
 __all__ = ["VARIANTS", "rules_of", "show_cards", "play_markup", "format_factors", "print_result", "run_play",
            "DECISION_HELP"]
 
 # One set of variant names for every subcommand: the canonical names and their aliases.
-VARIANTS: Dict[str, str] = {"classic": "classic", "classic3": "classic", "two-player": "two_player",
-                            "two_player": "two_player", "twop": "two_player", "bengbu": "bengbu",
-                            "bengbu4": "bengbu"}
+VARIANTS: Dict[str, str] = {alias: v.name for v in VARIANT.values() for alias in v.aliases}
 
 
 def rules_of(name: str) -> Rules:

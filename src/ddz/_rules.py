@@ -8,13 +8,10 @@ from typing import Any, Callable, Dict, Mapping, Tuple
 
 from . import _core
 from .errors import ArgumentError, ArgumentTypeError, shown
+from .variants import VARIANT, VARIANTS
 
 __all__ = ["Rules", "VARIANTS"]
 
-VARIANTS = ("classic", "two_player", "bengbu")
-_VARIANT_ID = {"classic": 0, "two_player": 1, "bengbu": 2}
-_MAX_HAND = {"classic": 20, "two_player": 23, "bengbu": 33}
-PLAYERS = {"classic": 3, "two_player": 2, "bengbu": 4}
 
 
 def _bool(name: str, v: Any) -> bool:
@@ -167,7 +164,7 @@ class Rules(_core.RulesCore):
     def __init__(self, variant: str = "classic", *, _preset: str = "", **options: Any) -> None:
         if not isinstance(variant, str):
             raise ArgumentTypeError(f"a variant is a str ({', '.join(VARIANTS)}), not {type(variant).__name__}")
-        if variant not in _VARIANT_ID:
+        if variant not in VARIANT:
             raise ArgumentError(f"unknown variant {shown(variant)}: use one of {', '.join(VARIANTS)}")
         specs = {**_COMMON, **_PER_VARIANT[variant]}
         unknown = sorted(set(options) - set(specs))
@@ -179,9 +176,9 @@ class Rules(_core.RulesCore):
         values: Dict[str, Any] = {}
         for name, (default, check) in specs.items():
             values[name] = check(name, options[name]) if name in options else default
-        if variant != "bengbu" and values["single_kicker_rank_cap"] > 4:
+        if VARIANT[variant].decks == 1 and values["single_kicker_rank_cap"] > 4:
             raise ArgumentError("option single_kicker_rank_cap must be 1..4 with one deck")
-        two_decks = variant == "bengbu"
+        two_decks = VARIANT[variant].decks == 2
         if two_decks:
             core_kw = dict(straight=False, trio_solo=False, four_two=values["bengbu_four_with_two"],
                            trio_chain=1 if values["bengbu_trio_chain_order"] == "line" else 2,
@@ -190,10 +187,10 @@ class Rules(_core.RulesCore):
             core_kw = dict(straight=True, trio_solo=True, four_two=values["four_with_two"], trio_chain=0,
                            joker_pairs=False, trio_beside=values["kicker_trio_beside_chain"])
         super().__init__(
-            variant=_VARIANT_ID[variant], two_decks=two_decks,
+            variant=VARIANT[variant].id, two_decks=two_decks,
             share=values["kicker_may_share_main_rank"], pairs_distinct=values["kicker_pairs_distinct"],
             rocket_kickers=values["rocket_as_kickers"], cap=values["single_kicker_rank_cap"],
-            max_cards=_MAX_HAND[variant], **core_kw)
+            max_cards=VARIANT[variant].max_hand, **core_kw)
         self.variant = variant
         self.preset = _preset or variant
         self.options = MappingProxyType(values)
@@ -264,16 +261,16 @@ class Rules(_core.RulesCore):
     @property
     def decks(self) -> int:  # type: ignore[override]
         """1 for CLASSIC3 and TWOP, 2 for BENGBU4."""
-        return 2 if self.variant == "bengbu" else 1
+        return VARIANT[self.variant].decks
 
     @property
     def players(self) -> int:
-        return PLAYERS[self.variant]
+        return VARIANT[self.variant].players
 
     @property
     def max_hand(self) -> int:
         """The largest hand of the variant (the landlord's, kitty included)."""
-        return _MAX_HAND[self.variant]
+        return VARIANT[self.variant].max_hand
 
     def __reduce__(self):  # pickling: rebuild from variant and options
         return (_rebuild, (self.variant, self.preset, dict(self.options)))

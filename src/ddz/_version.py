@@ -1,2 +1,2 @@
 """The version of ddz: the one place it is written (pyproject.toml reads it from here)."""
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -8,6 +8,7 @@ import sys
 import time
 from typing import Any, Dict, List, Optional, TextIO
 
+import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
@@ -18,6 +19,7 @@ from ._cli_play import VARIANTS, play_markup, print_result, rules_of, run_play, 
 from ._sim import MAX_THREADS, concat
 from .cards import RANKS
 from .record import VIEW_FORMAT, read_view
+from .scoring import play_multiplier
 
 def _console(stream: Optional[TextIO] = None) -> Console:
     return Console(file=stream or sys.stdout, highlight=False, soft_wrap=True)
@@ -74,11 +76,12 @@ def _cmd_selfplay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> 
     elapsed = time.perf_counter() - t0
     res = concat(chunks)
     s = res.summary
-    mult = res.spring.astype(int) + res.anti_spring.astype(int) + 1
-    if rules.variant != "bengbu":  # CLASSIC3 / TWOP: bombs and rockets double (no bidding simulated)
-        play_mult = float((2.0 ** res.bombs * mult).mean())
-    else:
-        play_mult = 1.0
+    # the play's part of the multiplier, by the same function as a Game's score (no bidding simulated)
+    # (each distinct (bombs, rockets, spring) once: a run has few of them)
+    combos, counts = np.unique(np.stack([res.bombs, res.rockets, res.spring | res.anti_spring], axis=1).astype(np.int64),
+                               axis=0, return_counts=True)
+    play_mult = float(sum(int(k) * play_multiplier(rules.variant, rules.options, int(b), int(r), bool(sp))
+                          for (b, r, sp), k in zip(combos, counts)) / max(1, res.games))
     table = Table(title=f"ddz selfplay · {rules.variant} · {args.games:,} games · policy {args.policy} · "
                         f"seed {args.seed} · {args.threads} thread(s)")
     table.add_column("figure")

@@ -13,65 +13,22 @@ import inspect
 import json
 import random
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ._core import CardError, Cards, IllegalAction, Kind, Move, PlayState
+from . import _core
+from ._core import CardError, Cards, IllegalAction, Move, PlayState
 from ._rules import Rules
-from .cards import RANKS, card_name, card_rank, deck_ids, parse_card_names, ranks_of
-from .errors import ArgumentError, ArgumentTypeError, DdzError, IllegalCode, illegal, shown
+from . import scoring
+from .scoring import GameResult, PlaySummary, kitty_factor
+from .cards import RANKS, card_name, card_rank, deck_ids, ranks_of
+from .variants import VARIANT
+from .errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
 
 __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_factor"]
 
 RECORD_FORMAT = "ddz-game"
 RECORD_VERSION = 1
 
-_HAND_SIZE = {"classic": 17, "two_player": 20, "bengbu": 25}
-_KITTY_SIZE = {"classic": 3, "two_player": 3, "bengbu": 8}
-_ASIDE_SIZE = {"classic": 0, "two_player": 11, "bengbu": 0}
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """The outcome of one hand. ``scores`` are per seat; see README for each variant's unit."""
-
-    kind: str                      # "normal", "special" (BENGBU4 天炸/天尊 at the deal), "escape" (TWOP, BENGBU4), "void"
-    winner_side: Optional[str]     # "landlord" / "farmers"; None for special and void hands
-    landlord: Optional[int]
-    winner_seat: Optional[int]     # the seat that went out
-    multiplier: int                # CLASSIC3 D, TWOP m_act, BENGBU4 1
-    factors: Dict[str, Any]
-    unit: Any                      # CLASSIC3 X = base*x*D, TWOP X = I*m_act, BENGBU4 base
-    scores: List[Any]
-    spring: bool = False
-    anti_spring: bool = False
-    robs: int = 0                  # CLASSIC3
-    bombs: int = 0                 # bomb-class plays counted by the multiplier (CLASSIC3/TWOP); all bombs (BENGBU4)
-    missiles: List[int] = field(default_factory=list)            # BENGBU4 missile units per seat
-    bomb_limits: List[Optional[int]] = field(default_factory=list)  # BENGBU4, None = unlimited
-    money: List[Any] = field(default_factory=list)               # BENGBU4 points * bengbu_point_value
-    special_holders: Dict[int, List[str]] = field(default_factory=dict)  # BENGBU4 seat -> ["天炸", "天尊"]
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-
-def kitty_factor(kitty: str, combine: str = "product") -> int:
-    """CLASSIC3 kitty factor (docs/rules.md §6, A15): joker part × rank part (or the larger)."""
-    c = Counter(str(Cards(kitty)))
-    jokers = c["B"] + c["R"]
-    joker_part = 4 if jokers == 2 else 2 if jokers == 1 else 1
-    rank_part = 2 if any(v == 3 for v in c.values()) or c["2"] == 2 else 1
-    return joker_part * rank_part if combine == "product" else max(joker_part, rank_part)
-
-
-# Every decision token of each variant (docs/rules.md §1), to tell a token offered in another
-# phase (NOT_OFFERED) from an action of the wrong phase (WRONG_PHASE) or no action at all.
-_DECISIONS = {
-    "classic": {"CALL", "NO_CALL", "ROB", "NO_ROB", "SHOW", "NO_SHOW"},
-    "two_player": {"SHOW_START", "NORMAL_START", "CALL", "NO_CALL", "FANSHEN", "NO_FANSHEN", "YAPO", "NO_YAPO"},
-    "bengbu": {"NO_CALL", "BID1", "BID2", "BID3", "GRAB", "OPEN", "CLOSED"},
-}
 
 
 def _is_play_form(action: Any) -> bool:
@@ -118,6 +75,9 @@ class Game:
             if seat_arg is not None and (isinstance(seat_arg, bool) or not isinstance(seat_arg, int)
                                          or not 0 <= seat_arg < self._n):
                 raise ArgumentError(f"{name} must be a seat 0..{self._n - 1}, not {shown(seat_arg)}")
+        if self._variant != "classic" and (base != 1 or initial_multiplier != 1):
+            raise ArgumentError("base= and initial_multiplier= are CLASSIC3's room stakes (docs/rules.md §6); TWOP's "
+                                "initial multiplier is the option twop_initial_multiplier, BENGBU4's base is the bid")
         if first_to_decide is not None and self._variant != "two_player":
             raise ArgumentError("first_to_decide exists only in TWOP (the PRE_DEAL phase, docs/rules.md §7)")
         self._seed = seed
@@ -134,7 +94,6 @@ class Game:
         self._first_to_decide_override = first_to_decide if hands is None else None
         self._deals: List[Dict[str, Any]] = []
         self._history: List[Tuple[Optional[int], str]] = []
-        self._actions: List[Dict[str, Any]] = []
         self._redeals = 0
         self._result: Optional[GameResult] = None
         self._bots: Dict[int, Any] = {}
@@ -142,15 +101,16 @@ class Game:
         self._start_deal()
 
     # ---- dealing ----------------------------------------------------------------
-    def _deal_rng(self, deal_index: int) -> random.Random:
-        """The randomness of one deal depends only on (seed, deal index), so a game rebuilt
-        from its record re-deals exactly like the original."""
-        return random.Random((self._seed << 16) + deal_index)
+    def _deal_order(self, deal_index: int) -> Tuple[List[int], int, int]:
+        """Deal ``deal_index`` of this game (0, then one per re-deal) is game ``deal_index`` of
+        the seed's series in the one dealer that ``ddz.deal`` and ``ddz.simulate`` use: the
+        shuffled card ids, the first bidder (simulate's landlord) and TWOP's coin."""
+        return _core.deal_order(self._rules, self._seed, deal_index)
 
     def _injected_deal(self, hands: Sequence[str], kitty: Optional[str], aside: Optional[str],
                        first_bidder: Optional[int], first_to_decide: Optional[int]) -> Dict[str, Any]:
         v = self._variant
-        rng = self._deal_rng(0)
+        order, first_seat, coin = self._deal_order(0)
         if isinstance(hands, str) or len(hands) != self._n:
             raise ArgumentError(f"hands must list {self._n} hands, one per seat")
         pool: Dict[int, List[int]] = {}
@@ -169,24 +129,25 @@ class Game:
         dealt = []
         for i, h in enumerate(hands):
             ids = take(h, f"hand of seat {i}")
-            if len(ids) != _HAND_SIZE[v]:
-                raise ArgumentError(f"seat {i} must be dealt {_HAND_SIZE[v]} cards, got {len(ids)}")
+            if len(ids) != VARIANT[v].hand:
+                raise ArgumentError(f"seat {i} must be dealt {VARIANT[v].hand} cards, got {len(ids)}")
             dealt.append(ids)
         rest = sorted(c for ids in pool.values() for c in ids)
         if kitty is not None:
             kit = take(kitty, "the kitty")
-            if len(kit) != _KITTY_SIZE[v]:
-                raise ArgumentError(f"the kitty holds {_KITTY_SIZE[v]} cards, got {len(kit)}")
-        elif v == "two_player":
-            kit = take(ranks_of(rng.sample(rest, 3)), "the kitty")
+            if len(kit) != VARIANT[v].kitty:
+                raise ArgumentError(f"the kitty holds {VARIANT[v].kitty} cards, got {len(kit)}")
+        elif v == "two_player":  # three of the cards left, in the order the dealer shuffled them
+            left = set(rest)
+            kit = take(ranks_of([c for c in order if c in left][:VARIANT[v].kitty]), "the kitty")
         else:
             kit = rest
         rest = sorted(c for ids in pool.values() for c in ids)
         if v == "two_player":
             if aside is not None:
                 aside_ids = take(aside, "the set-aside cards")
-                if len(aside_ids) != 11:
-                    raise ArgumentError(f"TWOP sets 11 cards aside, got {len(aside_ids)}")
+                if len(aside_ids) != VARIANT[v].aside:
+                    raise ArgumentError(f"TWOP sets {VARIANT[v].aside} cards aside, got {len(aside_ids)}")
             else:
                 aside_ids = rest
         else:
@@ -194,8 +155,8 @@ class Game:
                 raise ArgumentError("only TWOP sets cards aside")
             aside_ids = []
         return {"hands": dealt, "kitty": kit, "aside": aside_ids,
-                "first_bidder": first_bidder if first_bidder is not None else rng.randrange(self._n),
-                "first_to_decide": (first_to_decide if first_to_decide is not None else rng.randrange(2))
+                "first_bidder": first_bidder if first_bidder is not None else first_seat,
+                "first_to_decide": (first_to_decide if first_to_decide is not None else coin)
                 if v == "two_player" else None}
 
     def _draw_deal(self) -> Dict[str, Any]:
@@ -204,17 +165,14 @@ class Game:
             return {"hands": [list(h) for h in d["hands"]], "kitty": list(d["kitty"]),
                     "aside": list(d.get("aside") or []), "first_bidder": d["first_bidder"],
                     "first_to_decide": d.get("first_to_decide")}
-        rng = self._deal_rng(len(self._deals))
-        ids = deck_ids(self._decks)
-        rng.shuffle(ids)
-        v = self._variant
-        k = _HAND_SIZE[v]
-        hands = [sorted(ids[i * k:(i + 1) * k]) for i in range(self._n)]
+        order, fb, coin = self._deal_order(len(self._deals))
+        lay = VARIANT[self._variant]
+        k = lay.hand
+        hands = [sorted(order[i * k:(i + 1) * k]) for i in range(self._n)]
         off = self._n * k
-        kit = sorted(ids[off:off + _KITTY_SIZE[v]])
-        aside = sorted(ids[off + _KITTY_SIZE[v]:])
-        fb = rng.randrange(self._n)
-        ftd = rng.randrange(2) if v == "two_player" else None
+        kit = sorted(order[off:off + lay.kitty])
+        aside = sorted(order[off + lay.kitty:])
+        ftd = coin if self._variant == "two_player" else None
         if not self._deals:  # overrides apply to the first deal only
             if self._first_bidder_override is not None:
                 fb = self._first_bidder_override
@@ -225,9 +183,7 @@ class Game:
     def _start_deal(self) -> None:
         d = self._draw_deal()
         self._deals.append(d)
-        self._held: List[List[int]] = [sorted(h) for h in d["hands"]]
-        self._kitty: List[int] = sorted(d["kitty"])
-        self._aside: List[int] = sorted(d["aside"])
+        self._hands = _core.PhysicalHands(self._rules, d["hands"], d["kitty"], d["aside"])
         self._kitty_revealed = False
         self._shown: set = set()
         self._landlord: Optional[int] = None
@@ -247,7 +203,7 @@ class Game:
         self._start_deal()
 
     def _take_kitty(self) -> None:
-        self._held[self._ll] = sorted(self._held[self._ll] + self._kitty)
+        self._hands.take_kitty(self._ll)
         self._kitty_revealed = True
 
     # ---- protocol ---------------------------------------------------------------
@@ -325,17 +281,17 @@ class Game:
     def hand(self, seat: int) -> Cards:
         """A seat's cards by rank (server view; empty before the deal)."""
         self._check_seat(seat)
-        return Cards(ranks_of(self._held[seat]) if self._dealt() else "", decks=self._decks)
+        return self._hands.cards(seat) if self._dealt() else Cards("", decks=self._decks)
 
     def cards(self, seat: int) -> List[str]:
         """A seat's physical cards (server view; empty before the deal)."""
         self._check_seat(seat)
-        return [card_name(c, self._decks) for c in self._held[seat]] if self._dealt() else []
+        return self._hands.names(seat) if self._dealt() else []
 
     @property
     def kitty(self) -> Optional[Cards]:
         """The kitty (server view); None before the deal (TWOP's PRE_DEAL)."""
-        return Cards(ranks_of(self._kitty), decks=self._decks) if self._dealt() else None
+        return Cards(ranks_of(self._hands.kitty), decks=self._decks) if self._dealt() else None
 
     @property
     def multiplier(self) -> int:
@@ -344,6 +300,10 @@ class Game:
     @property
     def factors(self) -> Dict[str, Any]:
         return self._current_factors()
+
+    def _summary(self) -> PlaySummary:
+        """The play so far, as scoring reads it (nothing before the play phase)."""
+        return PlaySummary.of(self._ps) if self._ps is not None else scoring.NO_PLAY
 
     def _check_seat(self, seat: int) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self._n:
@@ -356,7 +316,7 @@ class Game:
         if self._phase == "OVER":
             return []
         if self._phase == "PLAY":
-            return [("PASS" if m.is_pass else f"PLAY {m}") for m in self._play.legal_moves()]
+            return self._play.legal_tokens()
         return self._decision_actions()
 
     def check(self, action: Any, seat: Optional[int] = None) -> Optional[IllegalAction]:
@@ -381,10 +341,34 @@ class Game:
         ``seat`` (a server always passes it) an action by any other seat raises
         ``IllegalAction`` with code ``NOT_YOUR_TURN``. An illegal action raises the
         ``IllegalAction`` that ``check`` returns and changes nothing."""
-        prepared = self._validate(action, seat)
-        token = self._apply(prepared)
+        if self._phase == "PLAY":  # the hot path: the core checks and plays real cards in one step
+            ps = self._play
+            if seat is not None and seat != ps.current_seat:
+                self._check_turn(seat)
+            acting = ps.current_seat
+            try:
+                token = self._hands.play(ps, action)
+            except IllegalAction as e:
+                raise self._play_error(action, e) from None
+            self._played(acting, token)
+        else:
+            token = self._apply(self._validate(action, seat))
         self._clock = 0.0
         return token
+
+    def _check_turn(self, seat: Any) -> None:
+        self._check_seat(seat)
+        acting = self._acting()
+        if seat != acting:
+            raise illegal(IllegalCode.NOT_YOUR_TURN, f"not seat {seat}'s turn: seat {acting} is to act")
+
+    def _play_error(self, action: Any, error: IllegalAction) -> IllegalAction:
+        """A decision token offered during the play reads as malformed cards to the core;
+        it is an action of the wrong phase."""
+        if isinstance(action, str) and action.strip().upper() in VARIANT[self._variant].decisions:
+            return illegal(IllegalCode.WRONG_PHASE, f"{shown(action, 40)} is a decision, but the hand is in "
+                                                    "its play phase: play cards or PASS")
+        return error
 
     def _validate(self, action: Any, seat: Optional[int]) -> Any:
         """Checks an action completely, raising its IllegalAction; returns what _apply needs
@@ -393,23 +377,12 @@ class Game:
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: no action is legal")
         acting = self._acting()
         if seat is not None:
-            self._check_seat(seat)
-            if seat != acting:
-                raise illegal(IllegalCode.NOT_YOUR_TURN, f"not seat {seat}'s turn: seat {acting} is to act")
+            self._check_turn(seat)
         if self._phase == "PLAY":
-            if isinstance(action, str) and action.strip().upper() in _DECISIONS[self._variant]:
-                raise illegal(IllegalCode.WRONG_PHASE, f"{shown(action, 40)} is a decision, but the hand is in "
-                                                       "its play phase: play cards or PASS")
-            try:
-                ids = self._physical_play(acting, action)
-            except IllegalAction:
-                raise
-            except DdzError as e:
-                raise illegal(IllegalCode.MALFORMED, str(e), isinstance(e, TypeError)) from None
-            why = self._play.check("PASS" if ids is None else ranks_of(ids))
+            why = self._hands.check_play(self._play, action)
             if why is not None:
-                raise why
-            return ("play", ids)
+                raise self._play_error(action, why)
+            return ("play", action)
         if not isinstance(action, str):
             if _is_play_form(action):
                 raise illegal(IllegalCode.WRONG_PHASE, f"a play during phase {self._phase}: legal actions are "
@@ -420,7 +393,7 @@ class Game:
         legal = self._decision_actions()
         if token not in legal:
             what = shown(action.strip() or action, 40)
-            code = (IllegalCode.NOT_OFFERED if token in _DECISIONS[self._variant]
+            code = (IllegalCode.NOT_OFFERED if token in VARIANT[self._variant].decisions
                     else IllegalCode.WRONG_PHASE if _is_play_form(action) else IllegalCode.MALFORMED)
             raise illegal(code, f"{what} is not legal for seat {acting} in phase {self._phase}: "
                                 f"legal actions are {', '.join(legal)}")
@@ -428,83 +401,29 @@ class Game:
 
     def _apply(self, prepared: Any) -> str:
         what, arg = prepared
-        if what == "play":
-            return self._apply_play(arg)
         seat = self._acting()
+        if what == "play":
+            token = self._hands.play(self._play, arg)
+            self._played(seat, token)
+            return token
         self._history.append((seat, arg))
-        self._actions.append({"seat": seat, "action": arg})
         self._decide(seat, arg)
         return arg
 
     # ---- the play phase ------------------------------------------------------------
     def _start_play(self, bomb_limits: Optional[List[Optional[int]]] = None) -> None:
-        hands = [Cards(ranks_of(h), decks=self._decks) for h in self._held]
+        hands = [self._hands.cards(s) for s in range(self._n)]
         self._ps = PlayState(hands, self._ll, self._rules, bomb_limits=bomb_limits)
         self._phase = "PLAY"
         self._seat = None
 
-    def _physical_play(self, seat: int, action: Any) -> Optional[List[int]]:
-        """Card ids of a play (None for PASS), chosen from what the seat holds."""
-        held = self._held[seat]
-        if isinstance(action, Move):
-            if action.is_pass:
-                return None
-            ranks = str(action)
-        elif isinstance(action, (list, tuple)):
-            ids = parse_card_names(list(action), self._decks)
-            return self._check_held(seat, ids)
-        elif isinstance(action, str):
-            text = action.strip()
-            if text.upper() == "PASS":
-                return None
-            if text.upper().startswith("PLAY"):
-                text = text[4:].strip()
-            if not text:
-                raise illegal(IllegalCode.MALFORMED, "an empty play: name the cards, or PASS")
-            if any(ch in "shcd'" for ch in text) or " " in text:
-                return self._check_held(seat, parse_card_names(text, self._decks))
-            ranks = str(Cards(text, decks=self._decks))
-        else:
-            raise illegal(IllegalCode.MALFORMED, f"a play is 'PLAY <cards>', 'PASS', a Move or a list of card ids, "
-                                                 f"not {shown(action)}", type_error=True)
-        by_rank: Dict[int, List[int]] = {}
-        for c in held:
-            by_rank.setdefault(card_rank(c), []).append(c)
-        ids = []
-        for ch in ranks:
-            pool = by_rank.get(RANKS.index(ch), [])
-            if not pool:
-                raise illegal(IllegalCode.NOT_HELD, f"seat {seat} does not hold {shown(ranks)} (holds {ranks_of(held)!r})")
-            ids.append(pool.pop(0))
-        return ids
-
-    def _check_held(self, seat: int, ids: List[int]) -> List[int]:
-        missing = [card_name(c, self._decks) for c in ids if c not in self._held[seat]]
-        if missing:
-            raise illegal(IllegalCode.NOT_HELD, f"seat {seat} does not hold {' '.join(missing[:10])}")
-        if not ids:
-            raise illegal(IllegalCode.MALFORMED, "an empty play: name the cards, or PASS")
-        return ids
-
-    def _apply_play(self, ids: Optional[List[int]]) -> str:
-        """Applies a checked play (card ids) or PASS (None) of the seat to act."""
-        seat = self._play.current_seat
-        if ids is None:
-            self._play.apply("PASS")
-            token = "PASS"
-        else:
-            self._play.apply(ranks_of(ids))
-            held = self._held[seat]
-            for c in ids:
-                held.remove(c)
-            token = "PLAY " + " ".join(card_name(c, self._decks) for c in sorted(ids))
+    def _played(self, seat: int, token: str) -> None:
+        """Records a play or pass the core has applied; ends the hand or runs the hook."""
         self._history.append((seat, token))
-        self._actions.append({"seat": seat, "action": token})
         if self._play.is_over:
             self._finish(self._score())
         else:
             self._after_play_action(seat)
-        return token
 
     def _after_play_action(self, seat: int) -> None:
         """Hook for decisions inside the play phase (TWOP 翻身/压迫)."""
@@ -513,9 +432,6 @@ class Game:
         self._result = result
         self._phase = "OVER"
         self._seat = None
-
-    def _bombs_for_multiplier(self, kinds: Sequence[Kind]) -> int:
-        return sum(n for k, n in self._play.bombs_by_kind.items() if k in kinds)
 
     # ---- observation --------------------------------------------------------------
     def _visible_seats(self) -> set:
@@ -531,7 +447,7 @@ class Game:
         if seat is not None:
             self._check_seat(seat)
         dealt = self._dealt()
-        names = lambda ids: [card_name(c, self._decks) for c in ids] if dealt else []  # noqa: E731
+        names = lambda s: self._hands.names(s) if dealt else []  # noqa: E731
         to_act = self.current_seat
         return {
             "seat": seat,
@@ -539,11 +455,11 @@ class Game:
             "current_seat": to_act,
             "landlord": self._landlord,
             "first_bidder": self.first_bidder if dealt else None,
-            "hand": ranks_of(self._held[seat]) if dealt and seat is not None else "",
-            "cards": names(self._held[seat]) if seat is not None else [],
-            "shown": {s: names(self._held[s]) for s in sorted(self._visible_seats()) if s != seat},
-            "kitty": names(self._kitty) if self._kitty_revealed else None,
-            "cards_left": [len(h) if dealt else 0 for h in self._held],
+            "hand": str(self._hands.cards(seat)) if dealt and seat is not None else "",
+            "cards": names(seat) if seat is not None else [],
+            "shown": {s: names(s) for s in sorted(self._visible_seats()) if s != seat},
+            "kitty": [card_name(c, self._decks) for c in self._hands.kitty] if self._kitty_revealed else None,
+            "cards_left": [self._hands.count(s) if dealt else 0 for s in range(self._n)],
             "history": [[s, t] for s, t in self._history],
             "multiplier": self.multiplier,
             "factors": self._current_factors(),
@@ -573,9 +489,13 @@ class Game:
             "format": RECORD_FORMAT, "version": RECORD_VERSION,
             "rules": {"variant": self._variant, "options": dict(self._rules.options)},
             "seed": self._seed, "base": self._base, "initial_multiplier": self._imult,
-            "deals": deals, "actions": self._actions,
+            "deals": deals, "actions": self._action_log(),
             "result": self._result.to_dict() if self._result else None,
         }, ensure_ascii=False, sort_keys=True)
+
+    def _action_log(self) -> List[Dict[str, Any]]:
+        """The record's actions: the history without the dealer's REDEAL entries."""
+        return [{"seat": seat, "action": token} for seat, token in self._history if seat is not None]
 
     @classmethod
     def from_json(cls, text: str) -> "Game":
@@ -661,8 +581,7 @@ class Game:
         for token in ("NO_CALL", "NO_ROB", "NO_SHOW", "NORMAL_START", "NO_FANSHEN", "NO_YAPO", "CLOSED", "PASS"):
             if token in legal:
                 return token
-        cards = self._held[self._acting()]
-        lowest = min(cards, key=lambda c: (card_rank(c), c))
+        lowest = min(self._hands.ids(self._acting()), key=lambda c: (card_rank(c), c))
         return "PLAY " + card_name(lowest, self._decks)
 
     def timeout(self) -> str:
@@ -674,7 +593,6 @@ class Game:
     def _note_timeout(self) -> None:
         seat = self._acting()
         self._history.append((seat, "TIMEOUT"))
-        self._actions.append({"seat": seat, "action": "TIMEOUT"})
 
     @property
     def bot_seats(self) -> List[int]:
@@ -710,7 +628,6 @@ class Game:
         if self.is_over:
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: nobody can escape it")
         self._history.append((seat, "ESCAPE"))
-        self._actions.append({"seat": seat, "action": "ESCAPE"})
         self._clock = 0.0
         if self._variant == "classic":
             if seat not in self._bots:
@@ -823,36 +740,20 @@ class _ClassicGame(Game):
         self._seat = seat
 
     def _reveal_kitty(self) -> None:
-        self._kitty_f = kitty_factor(ranks_of(self._kitty), self._rules.options["classic_kitty_combine"])
+        self._kitty_f = kitty_factor(ranks_of(self._hands.kitty), self._rules.options["classic_kitty_combine"])
         self._take_kitty()
 
+    def _auction(self) -> scoring.ClassicAuction:
+        return scoring.ClassicAuction(self._landlord, self._robs, self._showed, self._kitty_f, self._base, self._imult)
+
     def _current_factors(self) -> Dict[str, Any]:
-        bombs = self._bombs_for_multiplier((Kind.BOMB, Kind.ROCKET)) if self._ps else 0
-        spring = bool(self._ps and (self._play.spring or self._play.anti_spring))
-        return {"rob": min(2 ** self._robs, self._rules.options["classic_rob_cap"]),
-                "show": 2 if self._showed else 1, "kitty": self._kitty_f, "bomb": 2 ** bombs,
-                "spring": 2 if spring else 1}
+        return scoring.classic_factors(self._auction(), self._summary(), self._rules.options)
 
     def _multiplier(self, f: Dict[str, Any]) -> int:
-        return f["rob"] * f["show"] * f["kitty"] * f["bomb"] * f["spring"]
+        return scoring.classic_multiplier(f)
 
     def _score(self) -> GameResult:
-        ps = self._play
-        f = self._current_factors()
-        d = self._multiplier(f)
-        x = self._base * self._imult * d
-        won = ps.winner_side == "landlord"
-        loss_factor = self._rules.options["classic_landlord_loss_factor"]
-        scores = []
-        for s in range(3):
-            if s == self._landlord:
-                scores.append(2 * x if won else -loss_factor * x)
-            else:
-                scores.append(-x if won else (x if loss_factor == 2 else x // 2))
-        return GameResult(kind="normal", winner_side=ps.winner_side, landlord=self._landlord,
-                          winner_seat=ps.winner_seat, multiplier=d, factors=f, unit=x, scores=scores,
-                          spring=ps.spring, anti_spring=ps.anti_spring, robs=self._robs,
-                          bombs=self._bombs_for_multiplier((Kind.BOMB, Kind.ROCKET)))
+        return scoring.classic_score(self._auction(), self._summary(), self._rules.options)
 
 
 class _TwoPlayerGame(Game):
@@ -941,66 +842,21 @@ class _TwoPlayerGame(Game):
                 and seat == self._landlord and self._play.current_seat != self._landlord):
             self._enter_fanshen()
 
-    def _g(self) -> int:
-        return 4 if self._fanshen and self._yapo else 2 if self._fanshen else 1
+    def _auction(self) -> scoring.TwopAuction:
+        return scoring.TwopAuction(self._landlord, len(self._showers), bool(self._fanshen), bool(self._yapo))
 
     def _current_factors(self) -> Dict[str, Any]:
-        opts = self._rules.options
-        kinds = (Kind.BOMB, Kind.ROCKET) if opts["twop_rocket_doubles"] else (Kind.BOMB,)
-        bombs = self._bombs_for_multiplier(kinds) if self._ps else 0
-        spring = bool(self._ps and (self._play.spring or self._play.anti_spring))
-        shows = len(self._showers)
-        show_f = (5 ** shows if opts["twop_show_start_stacks"] else 5) if shows else 1
-        return {"show_start": show_f, "fanshen": self._g(), "bomb": 2 ** bombs, "spring": 2 if spring else 1}
+        return scoring.twop_factors(self._auction(), self._summary(), self._rules.options)
 
     def _multiplier(self, f: Dict[str, Any]) -> int:
-        return f["show_start"] * f["fanshen"] * f["bomb"] * f["spring"]
+        return scoring.twop_multiplier(f)
 
     def _score(self) -> GameResult:
-        ps = self._play
-        opts = self._rules.options
-        f = self._current_factors()
-        m_act = self._multiplier(f)
-        x = opts["twop_initial_multiplier"] * m_act
-        won = ps.winner_side == "landlord"
-        role = 1 if opts["twop_zero_sum"] else 2
-        scores = [0, 0]
-        scores[self._ll] = role * x if won else -role * x
-        scores[1 - self._ll] = -x if won else x
-        kinds = (Kind.BOMB, Kind.ROCKET) if opts["twop_rocket_doubles"] else (Kind.BOMB,)
-        return GameResult(kind="normal", winner_side=ps.winner_side, landlord=self._landlord,
-                          winner_seat=ps.winner_seat, multiplier=m_act, factors=f, unit=x, scores=scores,
-                          spring=ps.spring, anti_spring=ps.anti_spring, bombs=self._bombs_for_multiplier(kinds))
-
+        return scoring.twop_score(self._auction(), self._summary(), self._rules.options)
 
     def _escape_result(self, seat: int) -> GameResult:
-        """§4.1: penalty A·E·I for the escapee (U = 1 here; coin rooms scale by N in
-        ``ddz.settle``), compensation for the remaining player as a normal win at I·m_esc."""
-        opts = self._rules.options
-        rocket = opts["twop_rocket_doubles"]
-        kinds = (Kind.BOMB, Kind.ROCKET) if rocket else (Kind.BOMB,)
-        bombs = self._bombs_for_multiplier(kinds) if self._ps else 0
-        if self._dealt():  # bombs held count too (无论是否炸出); the untaken kitty and the 11 never
-            for ids in self._held:
-                c = Counter(card_rank(x) for x in ids)
-                bombs += sum(1 for r in range(13) if c[r] == 4) + (1 if rocket and c[13] and c[14] else 0)
-        shows = len(self._showers)
-        show_f = (5 ** shows if opts["twop_show_start_stacks"] else 5) if shows else 1
-        m_esc = show_f * self._g() * 2 ** bombs
-        proportional = m_esc >= 10 if opts["twop_escape_threshold_inclusive"] else m_esc > 10
-        e = 2 * m_esc if proportional else 10
-        other = 1 - seat
-        role = 2 if seat == self._landlord else 1
-        role_rem = 2 if other == self._landlord else 1
-        i_mult = opts["twop_initial_multiplier"]
-        comp = opts["twop_escape_compensation"]
-        scores = [0, 0]
-        scores[seat] = -role * e * i_mult
-        scores[other] = role_rem * i_mult * m_esc if comp == "normal_win" else 0
-        factors = {"escapee": seat, "m_esc": m_esc, "E": e, "role_escapee": role, "role_remaining": role_rem,
-                   "I": i_mult, "compensation": comp, "bombs_counted": bombs}
-        return GameResult(kind="escape", winner_side=None, landlord=self._landlord, winner_seat=None,
-                          multiplier=m_esc, factors=factors, unit=i_mult * m_esc, scores=scores, bombs=bombs)
+        held = [self._hands.cards(s) for s in range(2)] if self._dealt() else None
+        return scoring.twop_escape(self._auction(), self._summary(), seat, held, self._rules.options)
 
 
 class _BengbuGame(Game):
@@ -1024,8 +880,8 @@ class _BengbuGame(Game):
     def _special_holders(self) -> Dict[int, List[str]]:
         """§2.3.2: 天炸 (all 8 of a rank) / 天尊 (BBRR) in a dealt 25-card hand."""
         out: Dict[int, List[str]] = {}
-        for s, ids in enumerate(self._held):
-            c = Counter(card_rank(x) for x in ids)
+        for s in range(4):
+            c = Counter(RANKS.index(ch) for ch in str(self._hands.cards(s)))
             tz = [r for r in range(13) if c[r] == 8]
             marks = ["天炸"] * len(tz) + (["天尊"] if c[13] == 2 and c[14] == 2 else [])
             if marks:
@@ -1033,19 +889,7 @@ class _BengbuGame(Game):
         return out
 
     def _special_result(self, holders: Dict[int, List[str]]) -> GameResult:
-        per_instance = self._rules.options["bengbu_special_per_instance"]
-        scores = [0] * 4
-        for h, marks in holders.items():
-            n_tz = marks.count("天炸")
-            amount = 30 * (n_tz if per_instance else min(n_tz, 1)) + (6 if "天尊" in marks else 0)
-            for s in range(4):
-                if s not in holders:
-                    scores[s] -= amount
-                    scores[h] += amount
-        pv = self._rules.options["bengbu_point_value"]
-        return GameResult(kind="special", winner_side=None, landlord=None, winner_seat=None, multiplier=1,
-                          factors={}, unit=0, scores=scores, money=[s * pv for s in scores],
-                          special_holders=holders)
+        return scoring.bengbu_special(holders, self._rules.options)
 
     def _decision_actions(self) -> List[str]:
         if self._phase == "BID":
@@ -1108,55 +952,20 @@ class _BengbuGame(Game):
         assert self._bid_base is not None, "the bidding has not ended"
         return self._bid_base
 
+    def _auction(self) -> scoring.BengbuAuction:
+        return scoring.BengbuAuction(self._landlord, self._bid_base, self._h, self._open, tuple(self._limits))
+
     def _current_factors(self) -> Dict[str, Any]:
-        return {"base": self._bid_base if self._bid_base is not None else self._h, "open": self._open}
+        return scoring.bengbu_factors(self._auction())
 
     def _multiplier(self, f: Dict[str, Any]) -> int:
         return 1
 
     def _score(self) -> GameResult:
-        ps = self._play
-        opts = self._rules.options
-        base = self._base_bid()
-        kw, kl = (3, 2) if self._open else (1, 1)
-        once = opts["bengbu_missiles_once_per_player"]
-        m = [min(ps.missiles(s), 1) if once else ps.missiles(s) for s in range(4)]
-        won = ps.winner_side == "landlord"
-        L = self._ll
-        scores = [0] * 4
-        for s in range(4):
-            if s == L:
-                continue
-            t = (kw * base if won else -kl * base) + base * (m[L] - m[s])
-            t = max(t, 0) if won else min(t, 0)  # the losing side never receives (§2.3.9-A, A40)
-            scores[L] += t
-            scores[s] = -t
-        pv = opts["bengbu_point_value"]
-        return GameResult(kind="normal", winner_side=ps.winner_side, landlord=L, winner_seat=ps.winner_seat,
-                          multiplier=1, factors=self._current_factors(), unit=base, scores=scores,
-                          bombs=ps.bombs_total, missiles=[ps.missiles(s) for s in range(4)],
-                          bomb_limits=list(self._limits), money=[s * pv for s in scores])
-
+        return scoring.bengbu_score(self._auction(), self._summary(), self._rules.options)
 
     def _escape_result(self, seat: int) -> GameResult:
-        """§4.2: the escapee pays 27 in all (9 units of 3; A44), shared 9/9/9, or 15/6/6
-        when a farmer leaves a landlord's hand."""
-        opts = self._rules.options
-        landlord = self._landlord
-        unit = self._base_bid() if (opts["bengbu_escape_scaled"] and landlord is not None) else 3
-        scores = [0] * 4
-        scores[seat] = -9 * unit
-        for s in range(4):
-            if s == seat:
-                continue
-            if landlord is None or seat == landlord:
-                scores[s] = 3 * unit
-            else:
-                scores[s] = 5 * unit if s == landlord else 2 * unit
-        pv = opts["bengbu_point_value"]
-        return GameResult(kind="escape", winner_side=None, landlord=landlord, winner_seat=None, multiplier=1,
-                          factors={"escapee": seat, "unit": unit}, unit=unit, scores=scores,
-                          bomb_limits=list(self._limits), money=[x * pv for x in scores])
+        return scoring.bengbu_escape(self._auction(), seat, self._rules.options)
 
 
 def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:

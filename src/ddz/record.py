@@ -17,10 +17,11 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
-from ._rules import PLAYERS, VARIANTS, Rules
+from ._rules import Rules
+from .variants import VARIANT, VARIANTS
 from .cards import card_id, card_name, deck_ids
 from .errors import DdzError, RecordError, RecordTypeError, shown
-from .game import _ASIDE_SIZE, _HAND_SIZE, _KITTY_SIZE, RECORD_FORMAT, RECORD_VERSION, Game
+from .game import RECORD_FORMAT, RECORD_VERSION, Game
 
 __all__ = ["GAME_FORMAT", "VIEW_FORMAT", "VERSION", "read_game", "read_view", "view_record"]
 
@@ -96,7 +97,7 @@ def _deal(dl: Any, i: int, rules: Rules) -> Dict[str, Any]:
     what = f"deal {i}"
     if not isinstance(dl, dict):
         raise RecordError(f"{what} must be an object")
-    v, n, decks = rules.variant, PLAYERS[rules.variant], rules.decks
+    v, n, decks = rules.variant, VARIANT[rules.variant].players, rules.decks
     hands = _field(dl, "hands", list, what)
     if len(hands) != n:
         raise RecordError(f"{what} has {len(hands)} hands; {v} deals {n}")
@@ -104,12 +105,12 @@ def _deal(dl: Any, i: int, rules: Rules) -> Dict[str, Any]:
     kitty = _cards(dl.get("kitty"), decks, f"{what}, kitty")
     aside = _cards(dl.get("aside", []), decks, f"{what}, set-aside cards")
     for s, h in enumerate(parts):
-        if len(h) != _HAND_SIZE[v]:
-            raise RecordError(f"{what}: seat {s} holds {len(h)} cards; {v} deals {_HAND_SIZE[v]}")
-    if len(kitty) != _KITTY_SIZE[v]:
-        raise RecordError(f"{what}: the kitty holds {len(kitty)} cards; {v} has {_KITTY_SIZE[v]}")
-    if len(aside) != _ASIDE_SIZE[v]:
-        raise RecordError(f"{what}: {len(aside)} cards set aside; {v} sets {_ASIDE_SIZE[v]} aside")
+        if len(h) != VARIANT[v].hand:
+            raise RecordError(f"{what}: seat {s} holds {len(h)} cards; {v} deals {VARIANT[v].hand}")
+    if len(kitty) != VARIANT[v].kitty:
+        raise RecordError(f"{what}: the kitty holds {len(kitty)} cards; {v} has {VARIANT[v].kitty}")
+    if len(aside) != VARIANT[v].aside:
+        raise RecordError(f"{what}: {len(aside)} cards set aside; {v} sets {VARIANT[v].aside} aside")
     every = sorted(c for p in parts + [kitty, aside] for c in p)
     if every != deck_ids(decks):
         raise RecordError(f"{what} does not hold every card of the deck exactly once")
@@ -122,6 +123,11 @@ def _deal(dl: Any, i: int, rules: Rules) -> Dict[str, Any]:
     return {"hands": parts, "kitty": kitty, "aside": aside, "first_bidder": first_bidder, "first_to_decide": ftd}
 
 
+# GameResult fields added after records of version 1 were first written: an older record
+# lacks them and still replays (they are derived from the rules it holds).
+_LATER_RESULT_FIELDS = {"terms"}
+
+
 def _normal(x: Any) -> Any:
     """A value as JSON gives it back (dict keys become str, tuples lists)."""
     return json.loads(json.dumps(x, sort_keys=True))
@@ -132,7 +138,7 @@ def read_game(text: Any) -> Game:
     deals; see the module docstring for what is checked."""
     d = _load(text, GAME_FORMAT)
     rules = _rules(d)
-    n = PLAYERS[rules.variant]
+    n = VARIANT[rules.variant].players
     seed = _int(d, "seed", 0, _MAX_SEED - 1, "the record")
     base = _int(d, "base", 1, 10**12, "the record") if "base" in d else 1
     imult = _int(d, "initial_multiplier", 1, 10**12, "the record") if "initial_multiplier" in d else 1
@@ -183,6 +189,9 @@ def read_game(text: Any) -> Game:
     if len(g._deals) != len(deals):
         raise RecordError(f"the record holds {len(deals)} deals but its actions use {len(g._deals)}")
     replayed = _normal(g.result.to_dict()) if g.result else None
+    if replayed is not None and isinstance(d["result"], dict):
+        for key in _LATER_RESULT_FIELDS - set(d["result"]):  # a record written before the field existed
+            del replayed[key]
     if _normal(d["result"]) != replayed:
         raise RecordError("the recorded result differs from the replayed one "
                           f"(recorded {_short(d['result'], 120)}, replayed {_short(replayed, 120)})")
@@ -213,7 +222,7 @@ def view_record(g: Game, seat: Optional[int] = None) -> Dict[str, Any]:
     return {"format": VIEW_FORMAT, "version": VERSION, "seat": seat,
             "rules": {"variant": g.rules.variant, "options": dict(g.rules.options)},
             "base": g._base, "initial_multiplier": g._imult,
-            "deals": deals, "actions": [dict(a) for a in g._actions],
+            "deals": deals, "actions": g._action_log(),
             "observation": g.observation(seat),
             "result": g.result.to_dict() if g.result else None}
 
@@ -223,7 +232,7 @@ def read_view(text: Any) -> Dict[str, Any]:
     so it cannot be replayed into a Game) and returns it as a dict."""
     d = _load(text, VIEW_FORMAT)
     rules = _rules(d)
-    n = PLAYERS[rules.variant]
+    n = VARIANT[rules.variant].players
     seat = d.get("seat")
     if seat is not None and (type(seat) is not int or not 0 <= seat < n):
         raise RecordError(f"the view: 'seat' must be a seat 0..{n - 1} or null, not {_short(seat)}")

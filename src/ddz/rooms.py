@@ -5,7 +5,7 @@
 turns a ``ddz.GameResult`` into integer coin changes per seat (``Settlement``):
 
 * CLASSIC3 (§2.1.9, §3.4, A16-A18): ``X = room.base × room.initial_multiplier ×
-  result.multiplier``; nominal landlord ``±2X`` (loss ``−loss_factor·X``), farmers ``∓X``;
+  result.multiplier``; nominal landlord ``±2X`` (loss ``−loss_factor·X``, the factor in ``result.terms``), farmers ``∓X``;
   then what a loser can pay, the winner's 2× limit, the room cap, the equal split, the
   odd-coin rules and the rake, exactly in the order of §3.4.
 * TWOP (§2.2.8, §4.1, A21, A27, A28): score rooms change by ``result.scores``; coin rooms
@@ -37,8 +37,8 @@ from fractions import Fraction
 from numbers import Rational
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ._rules import PLAYERS
-from .game import GameResult
+from .variants import VARIANT
+from .scoring import GameResult
 from .errors import ArgumentError, ArgumentTypeError, shown
 
 __all__ = ["ROOMS", "Room", "Settlement", "settle"]
@@ -190,7 +190,7 @@ class Room:
     @property
     def players(self) -> int:
         """The number of seats of the room's variant."""
-        return PLAYERS[self.variant]
+        return VARIANT[self.variant].players
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__dataclass_fields__
@@ -256,7 +256,7 @@ class Settlement:
                 ((f, getattr(self, f)) for f in self.__dataclass_fields__)}
 
 
-def settle(result: GameResult, room: Room, coins_before: Sequence[int], *, loss_factor: int = 2) -> Settlement:
+def settle(result: GameResult, room: Room, coins_before: Sequence[int]) -> Settlement:
     """Settle ``result`` (a finished hand) in ``room`` for players holding ``coins_before``.
 
     ``coins_before``: one int per seat, the balances at hand start (CLASSIC3: coins;
@@ -264,11 +264,13 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int], *, loss_
     values are rejected except in TWOP score rooms and BENGBU4, where balances may be
     negative (no floor applies there, A45).
 
-    ``loss_factor``: CLASSIC3 ``classic_landlord_loss_factor`` (2, or 1 for A16's literal
-    reading). ``GameResult`` does not carry the rules, so pass the option of the rules the
-    hand was played with; ``settle`` checks it against ``result.scores`` (a losing
-    landlord scored ``−2·unit`` or ``−unit``) and raises if they disagree. Non-default
-    values are rejected for the other variants.
+    ``result.terms`` says what the rules of the hand give settlement (``ddz.scoring``):
+    CLASSIC3 the landlord's loss factor (``classic_landlord_loss_factor``), TWOP the
+    landlord's role factor, ``twop_initial_multiplier``, ``twop_room_coefficient``,
+    ``twop_coin_win_factor`` and ``twop_max_win_factor``, BENGBU4 ``bengbu_point_value``.
+    A room whose value differs from the hand's raises ``ValueError`` naming both (play the
+    hand with the room's values); a term a hand-built result leaves out takes the rules'
+    default. The scores must agree with the terms.
 
     Results: ``kind="void"`` settles to all zeros in every variant; ``"special"`` (天炸 /
     天尊) exists only in BENGBU4 and settles as money; ``"escape"`` exists in TWOP and
@@ -295,10 +297,9 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int], *, loss_
         raise ArgumentError(f"result has {len(scores)} seats (a {_VARIANT_NAME[other]} result) but room "
                          f"{shown(room.name)} is a {_VARIANT_NAME[v]} ({shown(v)}) room with {n} seats")
     coins = _coins(coins_before, room)
-    if not _is_int(loss_factor) or loss_factor not in (1, 2):
-        raise ArgumentError(f"loss_factor must be 2 or 1 (classic_landlord_loss_factor), not {shown(loss_factor)}")
-    if v != "classic" and loss_factor != 2:
-        raise ArgumentError("loss_factor (classic_landlord_loss_factor) applies only to CLASSIC3 rooms")
+    terms = result.terms
+    if not isinstance(terms, dict):
+        raise ArgumentError(f"result.terms must be a dict, not {shown(terms)}")
     kind = result.kind
     if kind == "void":
         if any(s != 0 for s in scores):
@@ -313,13 +314,41 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int], *, loss_
                    "(docs/rules.md §6)" if kind == "escape" else
                    "special hands at the deal (天炸/天尊) exist only in BENGBU4")
             raise ArgumentError(f"result.kind {shown(kind)} does not apply to CLASSIC3: {why}")
+        loss_factor = terms.get("loss_factor", 2)
+        if not _is_int(loss_factor) or loss_factor not in (1, 2):
+            raise ArgumentError(f"result.terms['loss_factor'] must be 2 or 1 (classic_landlord_loss_factor), "
+                                f"not {shown(loss_factor)}")
         return _classic(result, room, coins, loss_factor)
     if v == "two_player":
         if kind == "special":
             raise ArgumentError("result.kind 'special' does not apply to TWOP: special hands at the deal "
                              "(天炸/天尊) exist only in BENGBU4")
+        _same_terms(room, terms)
         return _twop_escape(result, room, coins) if kind == "escape" else _twop(result, room, coins)
+    _same_terms(room, terms)
     return _bengbu(result, room, coins)
+
+
+# room field -> (the result term, the rules option that sets it, binds only in coin rooms):
+# a score room pays the scores themselves, so the coin-room terms do not bind there
+_ROOM_TERMS = {
+    "two_player": (("coefficient", "room_coefficient", "twop_room_coefficient", True),
+                   ("win_factor", "coin_win_factor", "twop_coin_win_factor", True),
+                   ("max_win_factor", "max_win_factor", "twop_max_win_factor", True)),
+    "bengbu": (("point_value", "point_value", "bengbu_point_value", False),),
+}
+
+
+def _same_terms(room: Room, terms: Dict[str, Any]) -> None:
+    """A hand settles only in a room whose values are the ones it was played with."""
+    for field_name, term, option, coin_only in _ROOM_TERMS[room.variant]:
+        if term not in terms or (coin_only and room.kind != "coin"):
+            continue
+        want = getattr(room, field_name)
+        if _exact(option, terms[term]) != _exact(field_name, want):
+            raise ArgumentError(f"the hand was played with {option}={shown(terms[term])} but room "
+                                f"{shown(room.name)} has {field_name}={shown(want)}: play it with "
+                                f"Rules.{room.variant}({option}={want!r}) to settle it there")
 
 
 # ---- helpers -----------------------------------------------------------------------
@@ -387,7 +416,7 @@ def _classic(result: GameResult, room: Room, coins: Tuple[int, ...], lf: int) ->
     if sc != want:
         hint = ""
         if not won and sc[L] == -(3 - lf) * u and u:
-            hint = f" (the hand was scored with classic_landlord_loss_factor={3 - lf}; pass loss_factor={3 - lf})"
+            hint = f" (the scores follow classic_landlord_loss_factor={3 - lf}, but result.terms says {lf})"
         raise ArgumentError(f"result.scores {shown(sc)} do not match a CLASSIC3 {shown(result.winner_side)} win with unit "
                          f"{shown(u)}, landlord seat {L} and loss_factor={lf}: expected {shown(want)}{hint}")
 
@@ -462,12 +491,14 @@ def _twop(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
                          f"{room.initial_multiplier} × {shown(m)}: play the hand with "
                          f"Rules.two_player(twop_initial_multiplier={room.initial_multiplier}) "
                          f"for room {room.name!r}")
-    # role factors A as scored: landlord 2 (1 under twop_zero_sum), farmer 1
+    # role factors A: landlord 2 (1 under twop_zero_sum, as result.terms says), farmer 1
     sign = 1 if won else -1
-    A_L = 2 if sc[L] == sign * 2 * X else 1 if sc[L] == sign * X else None
-    if A_L is None or sc[F] != -sign * X:
+    A_L = result.terms.get("landlord_factor", 2)
+    if A_L not in (1, 2) or isinstance(A_L, bool):
+        raise ArgumentError(f"result.terms['landlord_factor'] must be 2 or 1 (twop_zero_sum), not {shown(A_L)}")
+    if sc[L] != sign * A_L * X or sc[F] != -sign * X:
         raise ArgumentError(f"result.scores {shown(sc)} do not match a TWOP {shown(result.winner_side)} win at X = {X} with "
-                         f"landlord seat {L} (landlord ±2X or ±X, farmer ∓X)")
+                         f"landlord seat {L} and landlord factor {A_L} (landlord ±{A_L}X, farmer ∓X)")
     if room.kind == "score":
         score_gross = tuple(sc)
         return Settlement(room.name, "two_player", "normal", X, coins, score_gross, score_gross, (0, 0),

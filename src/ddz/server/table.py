@@ -32,7 +32,14 @@ def rules_for(room: Room) -> Rules:
     if room.variant == "classic":
         return Rules.classic()
     if room.variant == "two_player":
-        return Rules.two_player(twop_initial_multiplier=room.initial_multiplier)
+        opts: Dict[str, Any] = {"twop_initial_multiplier": room.initial_multiplier}
+        if room.kind == "coin":
+            opts["twop_room_coefficient"] = room.coefficient
+            if room.max_win_factor != 1:
+                opts["twop_max_win_factor"] = room.max_win_factor
+            if room.win_factor != 0.9:
+                opts["twop_coin_win_factor"] = room.win_factor
+        return Rules.two_player(**opts)
     return Rules.bengbu(bengbu_point_value=room.point_value)
 
 

@@ -1,0 +1,55 @@
+// The Python PlayState's C++ object, shared by the bindings that act on a play state
+// (play.cpp registers the class; physical.cpp applies plays of real cards to it).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+inline const char* variant_name(const Rules& r) { return r.variant == 0 ? "CLASSIC3" : r.variant == 1 ? "TWOP" : "BENGBU4"; }
+inline std::string seat_str(int s) { return "seat " + std::to_string(s); }
+
+/// One applied action and the state before it. The log is an immutable list from the newest
+/// action back to the first: a clone shares it (clone time does not grow with the history),
+/// apply prepends a node, undo steps back; no copy ever changes a node another copy sees.
+struct LogNode {
+  uint8_t seat;
+  Enc move;  // kPassEnc for a pass
+  PlayState before;
+  std::shared_ptr<const LogNode> prev;
+  uint32_t depth;  // actions up to and including this one
+};
+using Log = std::shared_ptr<const LogNode>;
+
+struct PlayStateObj {
+  RulesPtr rules;
+  PlayState s;
+  Log log;
+  size_t log_size() const { return log ? log->depth : 0; }
+  /// The log oldest first.
+  std::vector<const LogNode*> entries() const {
+    std::vector<const LogNode*> v(log_size());
+    size_t i = v.size();
+    for (const LogNode* n = log.get(); n; n = n->prev.get()) v[--i] = n;
+    return v;
+  }
+  /// The state the hand started in.
+  const PlayState& initial() const {
+    const LogNode* n = log.get();
+    if (!n) return s;
+    while (n->prev) n = n->prev.get();
+    return n->before;
+  }
+};
+
+
+/// Applies a checked action (`e` its encoding, kPassEnc for a pass), logging the state before it.
+inline void push_action(PlayStateObj& P, Enc e, Counts cards, bool pass, const Interp& reading) {
+  P.log = std::make_shared<const LogNode>(LogNode{P.s.seat, e, P.s, P.log, uint32_t(P.log_size() + 1)});
+  apply_action(P.rules->r, P.s, cards, pass, reading);
+}
+
+
+/// The message of an illegal play-state action (play.cpp).
+std::string illegal_message(const PlayStateObj& P, Illegal why, Counts cards, int kind, const Interp& reading);

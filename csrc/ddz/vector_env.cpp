@@ -1,0 +1,180 @@
+// The vectorized play-phase environment (vector_env.hpp; RULES.md §2.0.1 play, §2.0.6 spring,
+// §2.1.7 / §2.2.7 bomb doubling, §2.3.9-A missiles, §2.3.6 bomb limits).
+#include "vector_env.hpp"
+
+#include <cstring>
+#include <system_error>
+#include <thread>
+
+#include "physical.hpp"
+
+namespace ddz {
+
+VectorEnv::VectorEnv(const Rules& r, const ActionIndex& index, int decisions, size_t tables, uint64_t seed,
+                     int threads, DealPool pool)
+    : r_(r), index_(index), layout_(compact_layout(r, decisions)), seed_(seed), threads_(threads < 1 ? 1 : threads),
+      pool_(std::move(pool)), tables_(tables), legal_start_(tables), legal_count_(tables), chunk_of_(tables) {
+  const size_t chunks = size_t(threads_) < tables ? size_t(threads_) : (tables ? tables : 1);
+  bounds_.resize(chunks + 1);
+  for (size_t c = 0; c <= chunks; ++c) bounds_[c] = tables * c / chunks;
+  legal_.resize(chunks);
+  bufs_ = std::vector<MoveBuffer>(chunks);
+  for (size_t c = 0; c < chunks; ++c)
+    for (size_t i = bounds_[c]; i < bounds_[c + 1]; ++i) chunk_of_[i] = c;
+}
+
+uint64_t VectorEnv::game_of(size_t i) const { return tables_[i].played * tables_.size() + i; }
+
+template <class F>
+void VectorEnv::parallel(F&& fn) {
+  const size_t chunks = legal_.size();
+  std::vector<std::thread> pool;
+  for (size_t c = 1; c < chunks; ++c) {
+    try {
+      pool.emplace_back([&fn, this, c] { fn(c, bounds_[c], bounds_[c + 1]); });
+    } catch (const std::system_error&) {
+      fn(c, bounds_[c], bounds_[c + 1]);  // no thread to be had: this one does the chunk
+    }
+  }
+  if (chunks) fn(size_t(0), bounds_[0], bounds_[1]);
+  for (auto& th : pool) th.join();
+}
+
+void VectorEnv::deal(size_t i) {
+  Table& tb = tables_[i];
+  const uint64_t g = game_of(i);
+  tb.t = Tracked();
+  if (pool_.size() == 0) {  // the one dealer's deal of game g, as ddz.deal gives it, the kitty known
+    PhysicalDeal d;
+    deal_physical(r_, seed_, g, d);
+    PhysicalHands h = physical_hands(r_, d);
+    h.take_kitty(d.first_seat);
+    Counts hands[4];
+    for (int p = 0; p < r_.players(); ++p) hands[p] = counts_of_ids(h.held[p]);
+    tb.t.s = start_play(r_.players(), hands, d.first_seat, nullptr);
+    tb.kitty = counts_of_ids(h.kitty);
+    return;
+  }
+  const size_t e = size_t(g % pool_.size());
+  const size_t n = size_t(r_.players());
+  tb.t.s = start_play(int(n), &pool_.hands[e * n], pool_.landlords[e], &pool_.limits[e * n]);
+  tb.kitty = pool_.kitty[e];
+}
+
+void VectorEnv::after(size_t i, const StepOut& out, size_t chunk) {
+  std::vector<int32_t>& legal = legal_[chunk];
+  MoveBuffer& buf = bufs_[chunk];
+  const Table& tb = tables_[i];
+  const PlayState& s = tb.t.s;
+  buf.clear();
+  legal_actions(r_, s, buf);
+  legal_start_[i] = int64_t(legal.size());
+  legal_count_[i] = int64_t(buf.size);
+  out.counts[i] = int64_t(buf.size);
+  for (size_t k = 0; k < buf.size; ++k) legal.push_back(index_.id_of(buf.data[k]));
+  CompactView v;
+  v.seat = s.seat;
+  v.kitty = tb.kitty;
+  v.kitty_known = tb.kitty != 0;
+  encode_compact(r_, layout_, tb.t, v, out.obs + i * size_t(layout_.total));
+  out.seat[i] = int8_t(s.seat);
+  out.role[i] = int8_t(s.seat == s.landlord ? 0 : 1);
+}
+
+void VectorEnv::score(const Table& tb, float* reward) const {
+  const PlayState& s = tb.t.s;
+  const int n = s.n, L = s.landlord;
+  const bool won = s.landlord_won();
+  if (r_.variant == 2) {  // §2.3.9-A with base 1, closed play: missiles shift, the loser never receives
+    float total = 0;
+    for (int f = 0; f < n; ++f) {
+      if (f == L) continue;
+      int t = (won ? 1 : -1) + int(s.missiles[L]) - int(s.missiles[f]);
+      t = won ? (t > 0 ? t : 0) : (t < 0 ? t : 0);
+      reward[f] = float(-t);
+      total += float(t);
+    }
+    reward[L] = total;
+    return;
+  }
+  // CLASSIC3 / TWOP: every bomb-class play doubles, spring or anti-spring doubles once
+  float u = float(uint64_t(1) << s.bombs_total()) * ((s.spring(r_) || s.anti_spring(r_)) ? 2.0f : 1.0f);
+  const float sign = won ? 1.0f : -1.0f;
+  for (int p = 0; p < n; ++p) reward[p] = p == L ? sign * u * float(n - 1) : -sign * u;
+}
+
+void VectorEnv::reset(const uint64_t* seed, StepOut out) {
+  if (seed) {
+    seed_ = *seed;
+    for (Table& tb : tables_) tb.played = 0;
+  } else if (started_) {
+    for (Table& tb : tables_) ++tb.played;
+  }
+  started_ = true;
+  const size_t n = size_t(r_.players());
+  parallel([&](size_t c, size_t a, size_t b) {
+    legal_[c].clear();
+    for (size_t i = a; i < b; ++i) {
+      deal(i);
+      std::memset(out.reward + i * n, 0, n * sizeof(float));
+      out.done[i] = 0;
+      after(i, out, c);
+    }
+  });
+}
+
+int64_t VectorEnv::check(const int32_t* ids, Illegal& why) const {
+  for (size_t i = 0; i < tables_.size(); ++i) {
+    const int32_t id = ids[i];
+    const int32_t* l = legal_[chunk_of_[i]].data() + legal_start_[i];
+    bool ok = false;
+    for (int64_t k = 0; k < legal_count_[i] && !ok; ++k) ok = l[k] == id;
+    if (ok) continue;
+    why = Illegal::NotOffered;
+    if (id >= 0 && id <= pass_id()) {
+      const bool pass = id == pass_id();
+      const Enc e = pass ? kPass : index_.plays()[size_t(id)];
+      Interp it;
+      Illegal w = check_action(r_, tables_[i].t.s, pass ? 0 : enc_cards(e), pass, pass ? -1 : enc_kind(e), it);
+      if (w != Illegal::None) why = w;
+    }
+    return int64_t(i);
+  }
+  return -1;
+}
+
+void VectorEnv::step(const int32_t* ids, StepOut out) {
+  const size_t n = size_t(r_.players());
+  const int pass = pass_id();
+  parallel([&](size_t c, size_t a, size_t b) {
+    legal_[c].clear();
+    for (size_t i = a; i < b; ++i) {
+      Table& tb = tables_[i];
+      float* rw = out.reward + i * n;
+      std::memset(rw, 0, n * sizeof(float));
+      out.done[i] = 0;
+      if (ids[i] == pass) {
+        track_apply(r_, tb.t, 0, true, Interp());
+      } else {
+        const Enc e = index_.plays()[size_t(ids[i])];
+        track_apply(r_, tb.t, enc_cards(e), false, reading_of(r_, e));
+      }
+      if (tb.t.s.over()) {
+        score(tb, rw);
+        out.done[i] = 1;
+        ++tb.played;
+        deal(i);
+      }
+      after(i, out, c);
+    }
+  });
+}
+
+void VectorEnv::copy_legal(int32_t* dst) const {
+  for (const auto& l : legal_) {
+    if (!l.empty()) std::memcpy(dst, l.data(), l.size() * sizeof(int32_t));
+    dst += l.size();
+  }
+}
+
+}  // namespace ddz
