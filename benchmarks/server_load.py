@@ -126,12 +126,14 @@ class Player:
                 await self.check(table, seat, seen, m)
                 return
             if t == "error" and m["code"] == "no_table":
-                if table is not None and table not in st.hands:
-                    self.left(table)  # the hand ended between the reconnect and the resume
+                if table is not None and table in m["message"]:
+                    self.left(table)  # this hand ended between the reconnect and the resume
                     return
                 if any(h in m["message"] for h in st.hands):
-                    continue  # an action that crossed its hand's result on the wire
-            if t == "error" or (t == "illegal" and m["code"] != "NOT_YOUR_TURN"):
+                    continue  # an action of an earlier hand that crossed its result on the wire
+            # an action that crossed a bot's move, the clock or another seat's escape on the wire is
+            # refused with NOT_YOUR_TURN or HAND_OVER: a race, not a fault
+            if t == "error" or (t == "illegal" and m["code"] not in ("NOT_YOUR_TURN", "HAND_OVER")):
                 st.problems.append(f"{self.name}: {m}")
                 continue
             if t != "obs":
