@@ -61,6 +61,10 @@ class BengbuGame(Game):
     def _special_result(self, holders: Dict[int, List[str]]) -> GameResult:
         return scoring.bengbu_special(holders, self._rules.options)
 
+    @property
+    def bomb_limits(self) -> Optional[List[Optional[int]]]:
+        return list(self._limits) if self._landlord is not None else None
+
     def _offered(self, token: str) -> bool:
         return not token.startswith("BID") or int(token[3]) > self._h
 

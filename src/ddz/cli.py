@@ -304,6 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=_cmd_replay)
 
     _cli_solve.add_parser(sub)
+    from .server import cli as _server_cli  # imports nothing optional until it runs
+    _server_cli.add_parser(sub)
     return p
 
 

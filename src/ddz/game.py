@@ -300,6 +300,13 @@ class Game(TablePolicy):
         return Cards(ranks_of(self._hands.kitty), decks=self._decks) if self._dealt() else None
 
     @property
+    def bomb_limits(self) -> Optional[List[Optional[int]]]:
+        """BENGBU4: the bomb plays each seat may make (None = unlimited; docs/rules.md §8), known
+        once the bidding has ended; None before that and in the other variants. Public
+        information: it follows from the bid log."""
+        return None
+
+    @property
     def multiplier(self) -> int:
         return self._multiplier(self._current_factors())
 

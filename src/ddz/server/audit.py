@@ -1,0 +1,107 @@
+"""Checks of what a server sent, against the hand's stored ``ddz-game`` record: used by the
+tests and by benchmarks/server_load.py.
+
+``observations(record)`` replays the record and gives, after each step, what the engine says
+each seat (and a spectator) may see. ``check_messages`` compares every observation a client
+received with that (so a message showing one card more than ``Game.observation`` allows is
+caught) and scans every other message for card names.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+from .. import Game
+from ..cards import card_name, deck_ids
+from ..record import read_game
+
+__all__ = ["observations", "check_messages", "replays"]
+
+_IGNORED = ("bots",)  # which seats a bot plays changes with connections, not with the hand
+_OPAQUE = ("seat_token", "token", "table", "record", "players", "name", "message", "action", "hand_id")
+
+
+def _strip(obs: Dict[str, Any]) -> Dict[str, Any]:
+    return {k: v for k, v in obs.items() if k not in _IGNORED}
+
+
+def _normal(x: Any) -> Any:
+    return json.loads(json.dumps(x))  # int keys as strings, tuples as lists: as received
+
+
+def observations(record: str) -> Dict[Tuple[Optional[int], int], Dict[str, Any]]:
+    """``(seat, history length) -> observation`` at every step of the recorded hand
+    (``seat=None``: the public view)."""
+    d = json.loads(record)
+    final = read_game(record)  # checks the whole record first
+    g = Game(final.rules, seed=d["seed"], base=d.get("base", 1), initial_multiplier=d.get("initial_multiplier", 1),
+             _deals=[dict(x) for x in final._deals])
+    seats: List[Optional[int]] = [None, *range(final.num_players)]
+    out: Dict[Tuple[Optional[int], int], Dict[str, Any]] = {}
+
+    def snap() -> None:
+        for s in seats:
+            o = g.observation(s)
+            out[(s, len(o["history"]))] = _normal(_strip(o))
+
+    snap()
+    actions = d["actions"]
+    i = 0
+    while i < len(actions):
+        a = actions[i]
+        if a["action"] == "ESCAPE":
+            g.escape(a["seat"])
+        elif a["action"] == "TIMEOUT":
+            g.timeout()  # TIMEOUT and the default action after it (§3.6), as the server does
+            i += 1
+        else:
+            g.apply(a["action"], seat=a["seat"])
+        i += 1
+        snap()
+    return out
+
+
+def _strings(x: Any, skip: bool = False) -> Iterable[str]:
+    if isinstance(x, str):
+        if not skip:
+            yield x
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            yield from _strings(v, skip or k in _OPAQUE)
+    elif isinstance(x, list):
+        for v in x:
+            yield from _strings(v, skip)
+
+
+def check_messages(record: str, seat: Optional[int], messages: List[Dict[str, Any]],
+                   table: Optional[str] = None,
+                   views: Optional[Dict[Tuple[Optional[int], int], Dict[str, Any]]] = None) -> List[str]:
+    """Problems with the messages one seat (None: a spectator) received for the hand of
+    ``record``: an observation unlike the engine's for that seat at that point of the hand, a
+    card name in any other message. ``[]`` when all is well."""
+    views = views if views is not None else observations(record)
+    decks = json.loads(record)["rules"]["variant"] == "bengbu" and 2 or 1
+    names = {card_name(c, decks) for c in deck_ids(decks)}
+    problems = []
+    for m in messages:
+        if table is not None and m.get("table") not in (None, table):
+            continue
+        if m.get("type") == "obs":
+            o = _strip(m["obs"])
+            want = views.get((seat, len(o["history"])))
+            if want is None:
+                problems.append(f"seq {m['seq']}: no step of the hand has {len(o['history'])} history entries")
+            elif o != want:
+                diff = sorted(k for k in set(o) | set(want) if o.get(k) != want.get(k))
+                problems.append(f"seq {m['seq']}: observation differs from the engine's in {diff}")
+        else:
+            leaked = sorted(set(_strings(m)) & names)
+            if leaked:
+                problems.append(f"a {m.get('type')} message names cards {leaked[:5]}")
+    return problems
+
+
+def replays(record: str, result: Dict[str, Any]) -> bool:
+    """The record replays (``ddz.record.read_game`` checks it whole) to ``result``."""
+    g = read_game(record)
+    return g.result is not None and _normal(g.result.to_dict()) == _normal(result)

@@ -1,0 +1,65 @@
+"""``ddz serve``: the command line of the table server (registered by ddz.cli)."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    sv = sub.add_parser("serve", help="run the table server and its browser client (docs/protocol.md)",
+                        description="Serve tables of every variant over WebSocket (/ws) with the browser "
+                                    "client at / ; needs the server extra (pip install ddz[server]).")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--db", default="ddz-server.sqlite3",
+                    help="SQLite file (created on first start) or postgresql://user@host/db")
+    sv.add_argument("--grace", type=float, default=30.0, dest="grace_s",
+                    help="seconds a disconnected seat is kept (a bot plays it) before it is an escape")
+    sv.add_argument("--move-timeout", type=float, default=None, dest="move_timeout_s",
+                    help="seconds per decision (default: the rules' move_timeout_s, 30)")
+    sv.add_argument("--starting-coins", type=int, default=10_000, dest="starting_coins")
+    sv.add_argument("--bot-delay", type=float, default=0.6, dest="bot_delay_s", help="seconds a bot waits")
+    sv.add_argument("--no-bot-tables", action="store_false", dest="bot_tables",
+                    help="refuse join with bots (players wait for people)")
+    sv.add_argument("--rate", type=float, default=20.0, help="messages a second a connection may send on average")
+    sv.add_argument("--burst", type=int, default=40, help="messages a connection may send at once")
+    sv.add_argument("--cluster", action="store_true",
+                    help="share the queue and matchmaking with other processes on the same PostgreSQL --db")
+    sv.add_argument("--public-url", default=None, dest="public_url",
+                    help="this process's WebSocket URL for redirects (default ws://HOST:PORT/ws)")
+    sv.add_argument("--match-interval", type=float, default=0.5, dest="match_interval_s")
+    sv.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from .app import Server, ServerConfig
+    except ImportError as e:  # the optional extra is missing
+        print(f"ddz serve: {e}; install the server extra: pip install 'ddz[server]'", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    cfg = ServerConfig(db=args.db, grace_s=args.grace_s, move_timeout_s=args.move_timeout_s,
+                       starting_coins=args.starting_coins, bot_delay_s=args.bot_delay_s, bot_tables=args.bot_tables,
+                       rate=args.rate, burst=args.burst, cluster=args.cluster, public_url=args.public_url, match_interval_s=args.match_interval_s)
+
+    try:
+        srv = Server(cfg)
+    except ValueError as e:  # a database URL it cannot use
+        print(f"ddz serve: {e}", file=sys.stderr)
+        return 2
+
+    async def main() -> None:
+        await srv.start(args.host, args.port)
+        print(f"ddz serve: http://{args.host}:{srv.port}/ (WebSocket /ws), database {srv.storage.url}", flush=True)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await srv.stop()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -1,0 +1,113 @@
+"""The table server's JSON protocol, version 1 (docs/protocol.md): message types, limits and
+the checks every client message passes before it reaches a table.
+
+Every frame is one JSON object with a ``"type"``. A message that fails these checks gets an
+``error`` reply naming what was wrong; the connection and its tables carry on.
+"""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Dict, Optional
+
+__all__ = ["PROTOCOL_VERSION", "CLIENT_TYPES", "ProtocolError", "RateLimiter", "parse", "error", "dumps"]
+
+PROTOCOL_VERSION = 1
+
+# client message type -> {field: (python type, required)}
+CLIENT_TYPES: Dict[str, Dict[str, Any]] = {
+    "hello": {"name": (str, True), "token": (str, False), "v": (int, False)},
+    "rooms": {},
+    "balances": {},
+    "join": {"room": (str, True), "bots": (bool, False)},
+    "leave_queue": {},
+    "act": {"table": (str, True), "seat_token": (str, True), "action": (str, True)},
+    "resume": {"table": (str, True), "seat_token": (str, True), "since": (int, False)},
+    "leave": {"table": (str, True), "seat_token": (str, True)},
+    "spectate": {"table": (str, True)},
+    "unspectate": {"table": (str, True)},
+    "tables": {},
+    "ping": {},
+}
+
+_MAX_STR = 200  # no field of a client message needs more (names, tokens, ids, "PLAY …" of 33 cards)
+
+
+class ProtocolError(ValueError):
+    """A client message the server refuses; ``code`` is the ``error`` reply's code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _short(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[:n] + "…"
+
+
+def parse(frame: Any, max_bytes: int) -> Dict[str, Any]:
+    """One client frame as a checked message, or ``ProtocolError`` (codes ``too_large``,
+    ``malformed``, ``unknown_type``, ``bad_field``)."""
+    if isinstance(frame, bytes):
+        raise ProtocolError("malformed", "frames must be text (JSON), not binary")
+    if len(frame) > max_bytes:
+        raise ProtocolError("too_large", f"message of {len(frame)} characters exceeds the limit of {max_bytes}")
+    try:
+        msg = json.loads(frame)
+    except (ValueError, RecursionError):
+        raise ProtocolError("malformed", f"not JSON: {_short(frame)!r}") from None
+    if not isinstance(msg, dict):
+        raise ProtocolError("malformed", "a message must be a JSON object with a \"type\"")
+    kind = msg.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("malformed", "a message must have a string \"type\"")
+    spec = CLIENT_TYPES.get(kind)
+    if spec is None:
+        raise ProtocolError("unknown_type", f"unknown message type {_short(kind)!r}: use one of "
+                            + ", ".join(sorted(CLIENT_TYPES)))
+    for field, (typ, required) in spec.items():
+        if field not in msg:
+            if required:
+                raise ProtocolError("bad_field", f"{kind}: missing field {field!r}")
+            continue
+        v = msg[field]
+        if typ is int and (isinstance(v, bool) or not isinstance(v, int)):
+            raise ProtocolError("bad_field", f"{kind}: field {field!r} must be an integer")
+        if not isinstance(v, typ):
+            raise ProtocolError("bad_field", f"{kind}: field {field!r} must be a {typ.__name__}")
+        if typ is str and len(v) > _MAX_STR:
+            raise ProtocolError("bad_field", f"{kind}: field {field!r} is longer than {_MAX_STR} characters")
+    return msg
+
+
+class RateLimiter:
+    """A token bucket: ``rate`` messages a second on average, bursts of ``burst``."""
+
+    __slots__ = ("rate", "burst", "_tokens", "_t")
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._tokens = float(burst)
+        self._t = time.monotonic()
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(self.burst, self._tokens + (now - self._t) * self.rate)
+        self._t = now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            return True
+        return False
+
+
+def dumps(msg: Dict[str, Any]) -> str:
+    return json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+
+
+def error(code: str, message: str, ref: Optional[str] = None) -> Dict[str, Any]:
+    """An ``error`` reply; ``ref`` echoes the type of the message it answers."""
+    out: Dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if ref is not None:
+        out["ref"] = ref
+    return out

@@ -1,0 +1,356 @@
+"""Where the server keeps accounts, balances, finished hands and the system's ledger.
+
+One interface (``Storage``), two backends: SQLite (the default, one file, created on first
+start; ``sqlite:///path`` or a plain path) and PostgreSQL (``postgresql://…``, through
+asyncpg). Both run the same SQL; the only difference is how a statement reaches the
+database, so the same tests cover both.
+
+Balances live in *ledgers*: ``coins`` (CLASSIC3 rooms and TWOP coin rooms), ``twop_score``
+(TWOP score rooms) and ``bengbu`` (BENGBU4 money). A balance changes only in
+``finish_hand``, in one transaction with the hand's record, so a server that dies during a
+hand moves no coin for it: the hand stays ``live`` in the table until ``void_live_hands``
+marks it ``void`` at the next start, and its players are told once (``take_voids``).
+What the system takes (CLASSIC3 rake) and pays in (TWOP's house, §2.2.8 / A21) is written to
+``system_ledger``, so that for every ledger
+``sum(balances) + sum(rake) - sum(house) == sum(grants)``.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import sqlite3
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
+
+__all__ = ["LEDGERS", "Storage", "StorageError", "HandRow", "open_storage"]
+
+LEDGERS = ("coins", "twop_score", "bengbu")
+
+_SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS accounts (
+        name TEXT PRIMARY KEY, token_hash TEXT NOT NULL, created DOUBLE PRECISION NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS balances (
+        name TEXT NOT NULL, ledger TEXT NOT NULL, amount BIGINT NOT NULL, granted BIGINT NOT NULL,
+        PRIMARY KEY (name, ledger))""",
+    """CREATE TABLE IF NOT EXISTS stats (
+        name TEXT PRIMARY KEY, won BIGINT NOT NULL, completed BIGINT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS hands (
+        id TEXT PRIMARY KEY, room TEXT NOT NULL, variant TEXT NOT NULL, players TEXT NOT NULL,
+        status TEXT NOT NULL, host TEXT NOT NULL, started DOUBLE PRECISION NOT NULL,
+        ended DOUBLE PRECISION, record TEXT, result TEXT, settlement TEXT)""",
+    """CREATE TABLE IF NOT EXISTS hand_players (
+        hand_id TEXT NOT NULL, name TEXT NOT NULL, seat INTEGER NOT NULL, notified INTEGER NOT NULL,
+        PRIMARY KEY (hand_id, seat))""",
+    "CREATE INDEX IF NOT EXISTS hand_players_name ON hand_players (name)",
+    """CREATE TABLE IF NOT EXISTS system_ledger (
+        hand_id TEXT NOT NULL, account TEXT NOT NULL, ledger TEXT NOT NULL, amount BIGINT NOT NULL)""",
+]
+
+
+class StorageError(ValueError):
+    """A storage call with bad arguments (an unknown account, a hand in the wrong state)."""
+
+
+@dataclass(frozen=True)
+class HandRow:
+    id: str
+    room: str
+    variant: str
+    players: List[str]
+    status: str          # "live", "done" or "void"
+    host: str
+    record: Optional[str]
+    result: Optional[Dict[str, Any]]
+    settlement: Optional[Dict[str, Any]]
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class _Tx:
+    """One transaction: ``execute`` and ``fetch`` with ``?`` placeholders."""
+
+    async def execute(self, sql: str, *args: Any) -> None:
+        raise NotImplementedError
+
+    async def fetch(self, sql: str, *args: Any) -> List[Sequence[Any]]:
+        raise NotImplementedError
+
+
+class Storage:
+    """The storage interface; ``open_storage(url)`` makes one. Every method is a coroutine."""
+
+    url: str
+
+    async def open(self) -> None:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    def tx(self) -> Any:  # an async context manager yielding a _Tx
+        raise NotImplementedError
+
+    # ---- accounts ----
+    async def create_account(self, name: str, grants: Dict[str, int]) -> str:
+        """A new account with its starting grant per ledger; returns its secret token.
+        Raises ``StorageError`` if the name is taken."""
+        token = secrets.token_urlsafe(24)
+        async with self.tx() as tx:
+            if await tx.fetch("SELECT 1 FROM accounts WHERE name = ?", name):
+                raise StorageError(f"the name {name!r} is taken")
+            await tx.execute("INSERT INTO accounts (name, token_hash, created) VALUES (?, ?, ?)",
+                             name, _hash(token), time.time())
+            for ledger in LEDGERS:
+                g = int(grants.get(ledger, 0))
+                await tx.execute("INSERT INTO balances (name, ledger, amount, granted) VALUES (?, ?, ?, ?)",
+                                 name, ledger, g, g)
+            await tx.execute("INSERT INTO stats (name, won, completed) VALUES (?, 0, 0)", name)
+        return token
+
+    async def check_token(self, name: str, token: str) -> bool:
+        async with self.tx() as tx:
+            rows = await tx.fetch("SELECT token_hash FROM accounts WHERE name = ?", name)
+        return bool(rows) and hmac.compare_digest(rows[0][0], _hash(token))
+
+    async def account_exists(self, name: str) -> bool:
+        async with self.tx() as tx:
+            return bool(await tx.fetch("SELECT 1 FROM accounts WHERE name = ?", name))
+
+    async def balances(self, name: str) -> Dict[str, int]:
+        async with self.tx() as tx:
+            rows = await tx.fetch("SELECT ledger, amount FROM balances WHERE name = ?", name)
+        return {r[0]: int(r[1]) for r in rows}
+
+    async def stats(self, name: str) -> Tuple[int, int]:
+        """(won, completed) CLASSIC3 hands, for the matchmaker's win rate."""
+        async with self.tx() as tx:
+            rows = await tx.fetch("SELECT won, completed FROM stats WHERE name = ?", name)
+        return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
+
+    # ---- hands ----
+    async def start_hand(self, hand_id: str, room: str, variant: str, players: Sequence[str], host: str) -> None:
+        """A hand begins: it is ``live`` until ``finish_hand`` (or void after a crash)."""
+        async with self.tx() as tx:
+            await tx.execute("INSERT INTO hands (id, room, variant, players, status, host, started) "
+                             "VALUES (?, ?, ?, ?, 'live', ?, ?)",
+                             hand_id, room, variant, json.dumps(list(players)), host, time.time())
+            for seat, name in enumerate(players):
+                await tx.execute("INSERT INTO hand_players (hand_id, name, seat, notified) VALUES (?, ?, ?, 0)",
+                                 hand_id, name, seat)
+
+    async def finish_hand(self, hand_id: str, ledger: str, record: str, result: Dict[str, Any],
+                          settlement: Dict[str, Any], won: Optional[Sequence[bool]] = None) -> None:
+        """Stores the finished hand's record and result and applies its settlement, all in one
+        transaction. ``won`` (CLASSIC3) updates the players' win/completed counts."""
+        async with self.tx() as tx:
+            rows = await tx.fetch("SELECT status, players FROM hands WHERE id = ?", hand_id)
+            if not rows or rows[0][0] != "live":
+                raise StorageError(f"hand {hand_id!r} is not live")
+            players = json.loads(rows[0][1])
+            await tx.execute("UPDATE hands SET status = 'done', ended = ?, record = ?, result = ?, settlement = ? "
+                             "WHERE id = ?", time.time(), record, json.dumps(result, ensure_ascii=False),
+                             json.dumps(settlement), hand_id)
+            for name, change in zip(players, settlement["changes"]):
+                if change:
+                    await tx.execute("UPDATE balances SET amount = amount + ? WHERE name = ? AND ledger = ?",
+                                     int(change), name, ledger)
+            rake = sum(settlement["rake"])
+            if rake:
+                await tx.execute("INSERT INTO system_ledger (hand_id, account, ledger, amount) VALUES (?, 'rake', ?, ?)",
+                                 hand_id, ledger, rake)
+            if settlement["house"]:
+                await tx.execute("INSERT INTO system_ledger (hand_id, account, ledger, amount) VALUES (?, 'house', ?, ?)",
+                                 hand_id, ledger, int(settlement["house"]))
+            if won is not None:
+                for name, w in zip(players, won):
+                    await tx.execute("UPDATE stats SET won = won + ?, completed = completed + 1 WHERE name = ?",
+                                     1 if w else 0, name)
+            await tx.execute("UPDATE hand_players SET notified = 1 WHERE hand_id = ?", hand_id)
+
+    async def void_live_hands(self, host: Optional[str] = None) -> int:
+        """Marks the hands still ``live`` (of ``host``, or all) ``void``: their server died
+        before they ended, so no coin moved. Returns how many."""
+        async with self.tx() as tx:
+            if host is None:
+                rows = await tx.fetch("SELECT id FROM hands WHERE status = 'live'")
+                await tx.execute("UPDATE hands SET status = 'void', ended = ? WHERE status = 'live'", time.time())
+            else:
+                rows = await tx.fetch("SELECT id FROM hands WHERE status = 'live' AND host = ?", host)
+                await tx.execute("UPDATE hands SET status = 'void', ended = ? WHERE status = 'live' AND host = ?",
+                                 time.time(), host)
+        return len(rows)
+
+    async def void_hand(self, hand_id: str) -> None:
+        """One live hand is void (its table could not finish it); no coin moves."""
+        async with self.tx() as tx:
+            await tx.execute("UPDATE hands SET status = 'void', ended = ? WHERE id = ? AND status = 'live'",
+                             time.time(), hand_id)
+
+    async def take_voids(self, name: str) -> List[str]:
+        """The void hands of ``name`` not yet reported to it (reported once)."""
+        async with self.tx() as tx:
+            rows = await tx.fetch("SELECT hp.hand_id FROM hand_players hp JOIN hands h ON h.id = hp.hand_id "
+                                  "WHERE hp.name = ? AND hp.notified = 0 AND h.status = 'void' ORDER BY h.started",
+                                  name)
+            for r in rows:
+                await tx.execute("UPDATE hand_players SET notified = 1 WHERE hand_id = ? AND name = ?", r[0], name)
+        return [r[0] for r in rows]
+
+    async def hand(self, hand_id: str) -> Optional[HandRow]:
+        async with self.tx() as tx:
+            rows = await tx.fetch("SELECT id, room, variant, players, status, host, record, result, settlement "
+                                  "FROM hands WHERE id = ?", hand_id)
+        if not rows:
+            return None
+        r = rows[0]
+        return HandRow(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5], r[6],
+                       json.loads(r[7]) if r[7] else None, json.loads(r[8]) if r[8] else None)
+
+    async def hands(self, status: str = "done") -> List[str]:
+        async with self.tx() as tx:
+            rows = await tx.fetch("SELECT id FROM hands WHERE status = ? ORDER BY started", status)
+        return [r[0] for r in rows]
+
+    async def totals(self, ledger: str) -> Dict[str, int]:
+        """Sums for the conservation check: ``balances``, ``granted``, ``rake``, ``house``."""
+        async with self.tx() as tx:
+            b = await tx.fetch("SELECT COALESCE(SUM(amount), 0), COALESCE(SUM(granted), 0) FROM balances "
+                               "WHERE ledger = ?", ledger)
+            s = await tx.fetch("SELECT account, COALESCE(SUM(amount), 0) FROM system_ledger WHERE ledger = ? "
+                               "GROUP BY account", ledger)
+        sys_ = {r[0]: int(r[1]) for r in s}
+        return {"balances": int(b[0][0]), "granted": int(b[0][1]), "rake": sys_.get("rake", 0),
+                "house": sys_.get("house", 0)}
+
+
+# ---- SQLite -----------------------------------------------------------------------------
+
+class _SqliteTx(_Tx):
+    def __init__(self, store: "SqliteStorage") -> None:
+        self._s = store
+
+    async def execute(self, sql: str, *args: Any) -> None:
+        await self._s._call(lambda c: c.execute(sql, args))
+
+    async def fetch(self, sql: str, *args: Any) -> List[Sequence[Any]]:
+        return await self._s._call(lambda c: c.execute(sql, args).fetchall())
+
+
+class SqliteStorage(Storage):
+    """SQLite through the standard ``sqlite3`` module, on one thread of its own (so the event
+    loop never waits on the disk); transactions are serialised by an asyncio lock."""
+
+    def __init__(self, path: str) -> None:
+        self.url = f"sqlite:///{path}"
+        self._path = path
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ddz-sqlite")
+        self._lock = asyncio.Lock()
+        self._conn: Optional[sqlite3.Connection] = None
+
+    async def _call(self, fn: Any) -> Any:
+        conn = self._conn
+        assert conn is not None, "storage not open"
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, conn)
+
+    async def open(self) -> None:
+        def connect(_: Any) -> sqlite3.Connection:
+            c = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+            c.execute("PRAGMA journal_mode=WAL")
+            c.execute("PRAGMA synchronous=NORMAL")
+            for stmt in _SCHEMA:
+                c.execute(stmt)
+            return c
+        self._conn = await asyncio.get_running_loop().run_in_executor(self._pool, connect, None)
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            await asyncio.get_running_loop().run_in_executor(self._pool, lambda: conn.close())
+        self._pool.shutdown(wait=True)
+
+    @asynccontextmanager
+    async def tx(self) -> AsyncIterator[_Tx]:
+        async with self._lock:
+            await self._call(lambda c: c.execute("BEGIN IMMEDIATE"))
+            try:
+                yield _SqliteTx(self)
+            except BaseException:
+                await self._call(lambda c: c.execute("ROLLBACK"))
+                raise
+            await self._call(lambda c: c.execute("COMMIT"))
+
+
+# ---- PostgreSQL -------------------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(r"\?")
+
+
+def _pg(sql: str) -> str:
+    """``?`` placeholders as asyncpg's ``$1, $2, …`` (no statement here has a literal ``?``)."""
+    n = iter(range(1, 1000))
+    return _PLACEHOLDER.sub(lambda _: f"${next(n)}", sql)
+
+
+class _PgTx(_Tx):
+    def __init__(self, conn: Any) -> None:
+        self._c = conn
+
+    async def execute(self, sql: str, *args: Any) -> None:
+        await self._c.execute(_pg(sql), *args)
+
+    async def fetch(self, sql: str, *args: Any) -> List[Sequence[Any]]:
+        return list(await self._c.fetch(_pg(sql), *args))
+
+
+class PostgresStorage(Storage):
+    """PostgreSQL through an asyncpg pool. Several server processes may share one database."""
+
+    def __init__(self, url: str, pool_size: int = 4) -> None:
+        self.url = url
+        self._pool_size = pool_size
+        self._pool: Any = None
+
+    async def open(self) -> None:
+        import asyncpg  # the optional "server" extra
+        self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self._pool_size)
+        async with self._pool.acquire() as c:
+            # two processes starting together must not race on CREATE TABLE
+            async with c.transaction():
+                await c.execute("SELECT pg_advisory_xact_lock(7214)")
+                for stmt in _SCHEMA:
+                    await c.execute(stmt)
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
+    @asynccontextmanager
+    async def tx(self) -> AsyncIterator[_Tx]:
+        async with self._pool.acquire() as c:
+            async with c.transaction():
+                yield _PgTx(c)
+
+    def pool(self) -> Any:
+        return self._pool
+
+
+def open_storage(url: str) -> Storage:
+    """A storage for ``url``: ``postgresql://…`` / ``postgres://…`` (PostgreSQL), ``sqlite:///path``
+    or a plain file path (SQLite, ``:memory:`` for a throwaway database). Call ``await open()``."""
+    if url.startswith(("postgresql://", "postgres://")):
+        return PostgresStorage(url)
+    if url.startswith("sqlite:///"):
+        url = url[len("sqlite:///"):]
+    elif "://" in url:
+        raise StorageError(f"unknown database URL scheme in {url[:60]!r}: use sqlite:///path or postgresql://…")
+    return SqliteStorage(url)

@@ -1,0 +1,276 @@
+"""One table: a ``ddz.Game`` in a room, its seats, the move clock, bots for absent seats,
+escapes, and the observations pushed to seats and spectators after every event.
+
+The table never decides a rule: every action goes through ``Game.check`` / ``Game.apply``
+with the acting seat, the clock expiry through ``Game.timeout`` (§3.6, A8), an escape through
+``Game.escape`` (§4, A9) and the coins through ``ddz.settle``. What the table adds is who may
+act for a seat (its random seat token), when (the deadline, as wall-clock time), and who
+sees what (``Game.observation(seat)`` for a seat, ``observation(None)`` for spectators).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set
+
+from .. import Game, Room, Rules, settle
+from ..bots import RuleBot
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .app import Server, Session
+
+__all__ = ["Table", "rules_for", "ledger_of"]
+
+log = logging.getLogger("ddz.server")
+
+
+def rules_for(room: Room) -> Rules:
+    """The rules a room's hands are played with (the room's multiplier / point value in them,
+    so that ``settle`` finds the result consistent with the room)."""
+    if room.variant == "classic":
+        return Rules.classic()
+    if room.variant == "two_player":
+        opts: Dict[str, Any] = {"twop_initial_multiplier": room.initial_multiplier}
+        if room.kind == "coin":
+            opts["twop_room_coefficient"] = room.coefficient
+            if room.max_win_factor != 1:
+                opts["twop_max_win_factor"] = room.max_win_factor
+            if room.win_factor != 0.9:
+                opts["twop_coin_win_factor"] = room.win_factor
+        return Rules.two_player(**opts)
+    return Rules.bengbu(bengbu_point_value=room.point_value)
+
+
+def ledger_of(room: Room) -> str:
+    """Which balance a room's settlements change (storage.LEDGERS)."""
+    if room.variant == "bengbu":
+        return "bengbu"
+    if room.variant == "two_player" and room.kind == "score":
+        return "twop_score"
+    return "coins"
+
+
+def _bomb_limits(game: Game) -> Optional[List[Optional[int]]]:
+    """BENGBU4: each seat's bomb limit (§2.3.6) once the bidding has ended (public: it follows
+    from the bid log); None otherwise."""
+    return game.bomb_limits
+
+
+class Table:
+    """A live hand. Created by the server once players are matched; ends by ``_finish``."""
+
+    def __init__(self, server: "Server", table_id: str, room: Room, players: List[str], bot_seats: Set[int],
+                 coins_before: List[int], seed: Optional[int] = None) -> None:
+        self.server = server
+        self.id = table_id
+        self.room = room
+        self.players = list(players)
+        self.n = len(players)
+        self.rules = rules_for(room)
+        self.game = Game(self.rules, seed)
+        self.coins_before = list(coins_before)
+        self.tokens = [secrets.token_urlsafe(18) for _ in players]
+        self.sessions: List[Optional["Session"]] = [None] * self.n
+        self.spectators: Set["Session"] = set()
+        self.robots = set(bot_seats)            # seats of server bot accounts (a bot from the start)
+        self.absent: Set[int] = set()           # human seats whose connection is gone (a bot plays)
+        self.escaped: Set[int] = set()
+        self.seq = 0
+        self.deadline: Optional[float] = None   # wall-clock time (epoch seconds) the seat to act must act by
+        self.ended = False
+        self.result_msg: Optional[Dict[str, Any]] = None
+        self._timer: Optional[asyncio.TimerHandle] = None
+        self._bot_timer: Optional[asyncio.TimerHandle] = None
+        self._grace: Dict[int, asyncio.TimerHandle] = {}
+        self._finishing: Optional["asyncio.Task[None]"] = None
+        self._bots: Dict[int, RuleBot] = {}
+        for s in self.robots:
+            self._bots[s] = RuleBot()
+            self.game.set_bot(s, self._bots[s])
+
+    # ---- who is who ----
+    def seat_of(self, seat_token: str) -> Optional[int]:
+        for s, t in enumerate(self.tokens):
+            if secrets.compare_digest(t, seat_token):
+                return s
+        return None
+
+    def info(self) -> Dict[str, Any]:
+        return {"table": self.id, "room": self.room.name, "variant": self.room.variant, "players": self.players,
+                "phase": self.game.phase, "seq": self.seq}
+
+    # ---- starting ----
+    def start(self) -> None:
+        self._event()
+
+    # ---- messages ----
+    def _extras(self) -> Dict[str, Any]:
+        g = self.game
+        return {"bomb_limits": _bomb_limits(g), "room": self.room.name, "variant": self.room.variant,
+                "players": self.players, "absent": sorted(self.absent | self.escaped),
+                "unit": (self.room.base or 1) * (self.room.initial_multiplier or 1)
+                if self.room.variant == "classic" else None}
+
+    def obs_msg(self, seat: Optional[int], extras: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        return {"type": "obs", "table": self.id, "seq": self.seq, "seat": seat,
+                "obs": self.game.observation(seat), "deadline": self.deadline, "now": time.time(),
+                "table_info": extras if extras is not None else self._extras()}
+
+    def _push(self) -> None:
+        extras = self._extras()  # the same for every seat of this event
+        for s, sess in enumerate(self.sessions):
+            if sess is not None:
+                sess.send(self.obs_msg(s, extras))
+        if self.spectators:
+            pub = self.obs_msg(None, extras)
+            for sess in list(self.spectators):
+                sess.send(pub)
+
+    # ---- the flow of the hand ----
+    def _event(self) -> None:
+        """After every change: next sequence number, the clock or a bot for the next seat,
+        observations to everyone; the settlement once the hand is over."""
+        self.seq += 1
+        self._cancel_timers()
+        g = self.game
+        if g.is_over:
+            self.deadline = None
+            self._push()
+            if self._finishing is None:
+                self._finishing = asyncio.get_running_loop().create_task(self._finish())
+            return
+        seat = g.current_seat
+        loop = asyncio.get_running_loop()
+        if seat in g.bot_seats:
+            self.deadline = None
+            self._bot_timer = loop.call_later(self.server.config.bot_delay_s, self._bot_move, self.seq)
+        else:
+            timeout = self.server.config.move_timeout_s or g.move_timeout_s
+            self.deadline = time.time() + timeout
+            self._timer = loop.call_later(timeout, self._on_timeout, self.seq)
+        self._push()
+
+    def _cancel_timers(self) -> None:
+        for t in (self._timer, self._bot_timer):
+            if t is not None:
+                t.cancel()
+        self._timer = self._bot_timer = None
+
+    def _on_timeout(self, seq: int) -> None:
+        if seq != self.seq or self.game.is_over:
+            return
+        self.game.timeout()  # §3.6: TIMEOUT(seat) and the default action
+        self._event()
+
+    def _bot_move(self, seq: int) -> None:
+        g = self.game
+        if seq != self.seq or g.is_over:
+            return
+        seat = g.current_seat
+        if seat not in g.bot_seats:
+            return
+        assert seat is not None
+        bot = self._bots.get(seat) or RuleBot()
+        g.apply(bot.act(g, seat), seat=seat)
+        self._event()
+
+    def act(self, seat: int, action: str) -> Optional[Dict[str, Any]]:
+        """A seat's action: None when applied, else the ``illegal`` reply (engine code and
+        message). A seat a bot is playing cannot act (its player left for good)."""
+        if self.ended or self.game.is_over:
+            return {"type": "illegal", "table": self.id, "code": "HAND_OVER", "message": "the hand is over",
+                    "action": action}
+        if seat in self.escaped:
+            return {"type": "illegal", "table": self.id, "code": "ESCAPED",
+                    "message": f"seat {seat} left the hand; a bot plays it", "action": action}
+        err = self.game.check(action, seat=seat)
+        if err is not None:
+            code = err.code.name if err.code is not None else "ILLEGAL"
+            return {"type": "illegal", "table": self.id, "code": code, "message": str(err),
+                    "action": action}
+        self.game.apply(action, seat=seat)
+        self._event()
+        return None
+
+    # ---- connections ----
+    def attach(self, seat: int, sess: "Session") -> None:
+        """A connection takes its seat (first time or back within the grace period)."""
+        old = self.sessions[seat]
+        if old is not None and old is not sess:
+            old.seats.pop(self.id, None)
+        self.sessions[seat] = sess
+        sess.seats[self.id] = seat
+        if seat in self.absent:
+            self.absent.discard(seat)
+            h = self._grace.pop(seat, None)
+            if h is not None:
+                h.cancel()
+            if not self.game.is_over and seat not in self.escaped:
+                self.game.clear_bot(seat)
+                self._event()
+                return
+        sess.send(self.obs_msg(seat))
+        if self.result_msg is not None:
+            sess.send(self.result_msg)
+
+    def detach(self, seat: int, sess: "Session") -> None:
+        """The seat's connection closed: a bot plays it for the grace period, then it is an
+        escape (§4, A9)."""
+        if self.sessions[seat] is not sess:
+            return
+        self.sessions[seat] = None
+        if self.ended or self.game.is_over or seat in self.escaped or seat in self.robots:
+            return
+        self.go_absent(seat)
+        self._event()
+
+    def go_absent(self, seat: int) -> None:
+        """A bot plays the seat from now on; its player has ``grace_s`` to come back."""
+        self.absent.add(seat)
+        self._bots[seat] = RuleBot()
+        self.game.set_bot(seat, self._bots[seat])
+        loop = asyncio.get_running_loop()
+        self._grace[seat] = loop.call_later(self.server.config.grace_s, self.escape, seat)
+
+    def escape(self, seat: int) -> None:
+        """The seat leaves the hand for good: ``Game.escape`` (TWOP / BENGBU4 end with the
+        escape settlement; CLASSIC3 a bot plays on, §3.6)."""
+        self._grace.pop(seat, None)
+        if self.ended or self.game.is_over or seat in self.escaped:
+            return
+        self.escaped.add(seat)
+        self.absent.discard(seat)
+        self.game.escape(seat)
+        self._event()
+
+    # ---- the end ----
+    async def _finish(self) -> None:
+        g = self.game
+        result = g.result
+        assert result is not None
+        for h in self._grace.values():
+            h.cancel()
+        self._grace.clear()
+        s = settle(result, self.room, self.coins_before)
+        won = None
+        if self.room.variant == "classic" and result.kind == "normal":
+            won = [x > 0 for x in result.scores]
+        try:
+            await self.server.storage.finish_hand(self.id, ledger_of(self.room), g.to_json(), result.to_dict(),
+                                                  s.to_dict(), won)
+        except Exception:  # the hand stays live and becomes void: no coin moved
+            log.exception("table %s: storing the finished hand failed", self.id)
+            self.result_msg = {"type": "void", "table": self.id, "message": "the hand could not be stored; it is void"}
+        else:
+            self.result_msg = {"type": "result", "table": self.id, "seq": self.seq, "result": result.to_dict(),
+                               "settlement": s.to_dict(), "ledger": ledger_of(self.room),
+                               "record": f"/records/{self.id}"}
+        self.ended = True
+        for sess in self.sessions:
+            if sess is not None:
+                sess.send(self.result_msg)
+        for sess in list(self.spectators):
+            sess.send(self.result_msg)
+        self.server.table_done(self)

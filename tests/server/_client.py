@@ -1,0 +1,142 @@
+"""Test helpers: a server on a free loopback port in the test's event loop, and a protocol
+client over a real WebSocket connection that keeps every message it receives."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any, AsyncIterator, Dict, List, Optional
+
+import websockets
+
+from ddz.server import Server, ServerConfig
+
+
+@contextlib.asynccontextmanager
+async def running(db: str, **config: Any) -> AsyncIterator[Server]:
+    config.setdefault("bot_delay_s", 0.0)
+    srv = Server(ServerConfig(db=db, **config))
+    await srv.start("127.0.0.1", 0)
+    try:
+        yield srv
+    finally:
+        await srv.stop()
+
+
+class Client:
+    """A protocol client: ``send`` a message, ``expect`` the next message of some type."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.inbox: List[Dict[str, Any]] = []   # received, not yet expected
+        self.seen: List[Dict[str, Any]] = []    # everything received
+        self.table: Optional[str] = None
+        self.seat: Optional[int] = None
+        self.seat_token: Optional[str] = None
+        self.token: Optional[str] = None
+        self.name: Optional[str] = None
+
+    @classmethod
+    async def connect(cls, port: int) -> "Client":
+        return cls(await websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=1 << 20, max_queue=None))
+
+    async def send(self, msg: Any) -> None:
+        await self.ws.send(msg if isinstance(msg, (str, bytes)) else json.dumps(msg))
+
+    async def _recv(self, timeout: float) -> Dict[str, Any]:
+        m = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        self.seen.append(m)
+        if m["type"] == "matched":
+            self.table, self.seat, self.seat_token = m["table"], m["seat"], m["seat_token"]
+        return m
+
+    async def expect(self, kind: str, timeout: float = 10.0, **match: Any) -> Dict[str, Any]:
+        """The first message (kept or arriving) of type ``kind`` with the given fields; the
+        messages before it stay in the inbox for later calls."""
+        for i, m in enumerate(self.inbox):
+            if m["type"] == kind and all(m.get(k) == v for k, v in match.items()):
+                return self.inbox.pop(i)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            m = await self._recv(max(0.01, end - loop.time()))
+            if m["type"] == kind and all(m.get(k) == v for k, v in match.items()):
+                return m
+            self.inbox.append(m)
+
+    async def latest_obs(self, timeout: float = 0.3) -> Dict[str, Any]:
+        """The newest observation received, after draining what arrives within ``timeout``."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            while True:
+                self.inbox.append(await self._recv(timeout))
+        self.inbox = [m for m in self.inbox if m["type"] != "obs"]
+        obs = [m for m in self.seen if m["type"] == "obs"]
+        assert obs, "no observation arrived"
+        return obs[-1]
+
+    async def hello(self, name: str, token: Optional[str] = None) -> Dict[str, Any]:
+        msg: Dict[str, Any] = {"type": "hello", "name": name, "v": 1}
+        if token:
+            msg["token"] = token
+        await self.send(msg)
+        w = await self.expect("welcome")
+        self.name = name
+        self.token = w.get("token", token)
+        return w
+
+    async def act(self, action: str) -> None:
+        await self.send({"type": "act", "table": self.table, "seat_token": self.seat_token, "action": action})
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+async def seated(port: int, names: List[str], room: str) -> List[Client]:
+    """Clients for ``names``, each with an account, all queued for ``room`` and matched."""
+    cs = []
+    for n in names:
+        c = await Client.connect(port)
+        await c.hello(n)
+        cs.append(c)
+    for c in cs:
+        await c.send({"type": "join", "room": room})
+    for c in cs:
+        await c.expect("matched")
+    return cs
+
+
+def eager(legal: List[str]) -> str:
+    """A quick hand: the first action that is neither a refusal (NO_…) nor a pass."""
+    return next((a for a in legal if not a.startswith("NO_") and a != "PASS"), legal[0])
+
+
+async def play_out(clients: List[Client], pick: Any = None, timeout: float = 30.0) -> List[Dict[str, Any]]:
+    """Each client plays ``eager`` (or ``pick(obs_message)``) whenever it is to
+    act, until every client has the result; returns the result messages."""
+    async def one(c: Client) -> Dict[str, Any]:
+        acted, acted_seq = -1, 0
+        fresh = True  # the newest observation received may still need an answer
+        if any(x["type"] == "obs" for x in c.seen):
+            await c.latest_obs(0.1)  # read what is already on the way first
+        while True:
+            m = next((x for x in c.inbox if x["type"] == "result"), None)
+            if m is None and (fresh or any(x["type"] == "obs" for x in c.inbox)):
+                m = next((x for x in reversed(c.seen) if x["type"] == "obs"), None)  # only the newest counts
+            fresh = False
+            c.inbox = [x for x in c.inbox if x["type"] not in ("obs", "result")]
+            if m is None:
+                m = await c._recv(timeout)
+            if m["type"] == "result":
+                return m
+            if m["type"] == "illegal" and m["code"] == "NOT_YOUR_TURN" and max(
+                    x["seq"] for x in c.seen if x["type"] == "obs") > acted_seq:
+                continue  # the hand moved on (a bot, the clock) between the observation and the action
+            if m["type"] in ("error", "illegal"):
+                raise AssertionError(f"seat {c.seat} was refused: {m}")
+            if m["type"] != "obs":
+                continue
+            o = m["obs"]
+            if o["legal_actions"] and o["current_seat"] == c.seat and len(o["history"]) > acted:
+                acted, acted_seq = len(o["history"]), m["seq"]
+                await c.act(pick(m) if pick else eager(o["legal_actions"]))
+    return list(await asyncio.wait_for(asyncio.gather(*(one(c) for c in clients)), timeout))

@@ -1,0 +1,269 @@
+"""The move clock (RULES.md §3.6, A8), disconnects and reconnects (a bot plays the seat for
+the grace period), escapes (§4, A9) and a server dying mid-hand (the hand is void, no coin
+moves), with real WebSocket clients."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("websockets")
+
+from ddz.record import read_game  # noqa: E402
+from ddz.server.audit import check_messages, replays  # noqa: E402
+
+from _client import Client, eager, play_out, running, seated  # noqa: E402
+
+ROOMS = [("novice", 3), ("score", 2), ("bengbu", 4)]
+
+
+def _actions(record):
+    """The actions of a stored record, once ``read_game`` has checked it whole."""
+    read_game(record)
+    return json.loads(record)["actions"]
+
+
+def run(coro, limit=120):
+    return asyncio.run(asyncio.wait_for(coro, limit))
+
+
+async def newest(c):
+    return await c.latest_obs(0.05)
+
+
+@pytest.mark.parametrize("room,n", ROOMS)
+def test_timeout_in_every_phase(tmp_path, room, n):
+    """The first time each phase asks a seat to act, the seat waits: at the deadline (sent as
+    wall-clock time, move_timeout_s after the event) the server records TIMEOUT and applies
+    the engine's default action; the record replays (read_game checks the default action)."""
+    timeout = 0.5
+
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3"), move_timeout_s=timeout) as srv:
+            cs = await seated(srv.port, [f"p{i}" for i in range(n)], room)
+            waited = {}
+
+            async def one(c):
+                acted = -1
+                while True:
+                    m = await c._recv(30)
+                    if m["type"] == "result":
+                        return m
+                    if m["type"] != "obs":
+                        continue
+                    o = m["obs"]
+                    if o["current_seat"] != c.seat or not o["legal_actions"] or len(o["history"]) <= acted:
+                        continue
+                    assert m["deadline"] - m["now"] == pytest.approx(timeout, abs=0.15)
+                    acted = len(o["history"])
+                    if o["phase"] not in waited:
+                        waited[o["phase"]] = (c.seat, len(o["history"]))
+                        continue  # let the clock run out
+                    await c.act(eager(o["legal_actions"]))
+
+            results = await asyncio.gather(*(one(c) for c in cs))
+            rec = (await srv.storage.hand(cs[0].table)).record
+            g = read_game(rec)
+            assert replays(rec, results[0]["result"])
+            hist = g.history
+            for phase, (seat, at) in waited.items():
+                assert hist[at] == (seat, "TIMEOUT"), (phase, hist[at:at + 2])
+            first = {"novice": "CALL", "score": "PRE_DEAL", "bengbu": "BID"}[room]
+            assert {first, "PLAY"} <= set(waited), waited
+            for c in cs:
+                assert check_messages(rec, c.seat, c.seen, c.table) == []
+                await c.close()
+    run(main())
+
+
+@pytest.mark.parametrize("room,n", ROOMS)
+def test_disconnect_and_reconnect_in_every_phase(tmp_path, room, n):
+    """Seat 0's connection drops the first time each phase shows; a bot plays the seat (the
+    others see it in ``bots``); a new connection logs in with the account token, learns its
+    table and seat token from ``welcome``, resumes and gets the seat back with its current
+    view; the hand ends normally and nothing hidden reached seat 0 on any of its connections."""
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3"), grace_s=30, bot_delay_s=0.5) as srv:
+            cs = await seated(srv.port, [f"p{i}" for i in range(n)], room)
+            zero = next(c for c in cs if c.seat == 0)
+            others = [c for c in cs if c is not zero]
+            tid = zero.table
+            all_zero = []
+            drops = []
+
+            async def seat_zero():
+                nonlocal zero
+                phases = set()
+                acted = -1
+                while True:
+                    try:
+                        m = await zero._recv(8)
+                    except asyncio.TimeoutError:
+                        raise AssertionError([[(y["type"], y.get("seq"), y.get("obs", {}).get("current_seat"), len(y.get("obs", {}).get("history", []))) for y in c.seen][-5:] for c in others] + [(x["type"], x.get("seq"), x.get("obs", {}).get("current_seat"), x.get("obs", {}).get("phase"), x.get("obs", {}).get("bots")) for x in zero.seen][-6:])
+                    if m["type"] == "result":
+                        return m
+                    if m["type"] != "obs":
+                        continue
+                    o = m["obs"]
+                    if o["phase"] not in phases and o["phase"] != "OVER":
+                        phases.add(o["phase"])
+                        all_zero.extend(zero.seen)
+                        await zero.close()
+                        await asyncio.sleep(0.05)
+                        token = zero.token
+                        zero = await Client.connect(srv.port)
+                        w = await zero.hello("p0", token)
+                        if "table" not in w:  # the hand ended while seat 0 was away
+                            return None
+                        assert w["table"]["table"] == tid and w["table"]["seat"] == 0
+                        zero.table, zero.seat, zero.seat_token = tid, 0, w["table"]["seat_token"]
+                        await zero.send({"type": "resume", "table": tid, "seat_token": zero.seat_token})
+                        back = await zero.expect("obs")
+                        drops.append(o["phase"])
+                        assert back["seat"] == 0 and back["seq"] >= m["seq"]
+                        assert 0 not in back["obs"]["bots"] or back["obs"]["phase"] == "OVER"
+                        m, o = back, back["obs"]
+                        phases.add(o["phase"])
+                    if o["current_seat"] == 0 and o["legal_actions"] and len(o["history"]) > acted:
+                        acted = len(o["history"])
+                        await zero.act(eager(o["legal_actions"]))
+
+            r0, rest = await asyncio.gather(seat_zero(), play_out(others, timeout=60))
+            all_zero.extend(zero.seen)
+            assert len(drops) >= 2
+            assert any(0 in m["obs"]["bots"] for c in others for m in c.seen if m["type"] == "obs")
+            assert rest[0]["result"]["kind"] in ("normal", "special")
+            rec = (await srv.storage.hand(tid)).record
+            assert "ESCAPE" not in [a["action"] for a in _actions(rec)]
+            assert check_messages(rec, 0, all_zero, tid) == []
+            for c in others + [zero]:
+                await c.close()
+    run(main())
+
+
+def test_grace_expiry_is_an_escape_twop(tmp_path):
+    """TWOP: a seat gone longer than the grace period has escaped: the hand ends at once with
+    the §4.1 escape settlement, stored like any hand."""
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3"), grace_s=0.3, bot_delay_s=5) as srv:
+            a, b = await seated(srv.port, ["ann", "bob"], "score")
+            await a.close()
+            r = await b.expect("result", timeout=10)
+            assert r["result"]["kind"] == "escape"
+            assert r["settlement"]["changes"][a.seat] < 0 and r["settlement"]["kind"] == "escape"
+            assert (await srv.storage.balances("ann"))["twop_score"] == r["settlement"]["changes"][a.seat]
+            rec = (await srv.storage.hand(b.table)).record
+            assert {"seat": a.seat, "action": "ESCAPE"} in _actions(rec)
+            await b.close()
+    run(main())
+
+
+def test_grace_expiry_classic_bot_plays_on(tmp_path):
+    """CLASSIC3: after the grace period a bot plays the escaped seat to the end and the hand
+    is settled normally (§3.6, A9); its player, back, may watch but not act."""
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3"), grace_s=0.2) as srv:
+            cs = await seated(srv.port, ["ann", "bob", "cat"], "novice")
+            gone = cs[0]
+            await gone.close()
+            await asyncio.sleep(0.4)
+            back = await Client.connect(srv.port)
+            w = await back.hello("ann", gone.token)
+            back.table, back.seat, back.seat_token = w["table"]["table"], w["table"]["seat"], w["table"]["seat_token"]
+            await back.send({"type": "resume", "table": back.table, "seat_token": back.seat_token})
+            await back.expect("obs")
+            await back.act("PASS")
+            assert (await back.expect("illegal"))["code"] == "ESCAPED"
+            results = await play_out(cs[1:], timeout=60)
+            assert results[0]["result"]["kind"] == "normal"
+            rec = (await srv.storage.hand(back.table)).record
+            assert {"seat": gone.seat, "action": "ESCAPE"} in _actions(rec)
+            for c in cs[1:] + [back]:
+                await c.close()
+    run(main())
+
+
+@pytest.mark.parametrize("room,n,kind", [("score", 2, "escape"), ("bengbu_300", 4, "escape")])
+def test_leaving_a_matched_table_is_an_escape(tmp_path, room, n, kind):
+    """``leave`` right after the match (TWOP: before the game starts, §4.1) is an escape; in
+    BENGBU4 the escapee pays 27 points × the room's point value (§4.2)."""
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3")) as srv:
+            cs = await seated(srv.port, [f"p{i}" for i in range(n)], room)
+            c = cs[0]
+            await c.send({"type": "leave", "table": c.table, "seat_token": c.seat_token})
+            await c.expect("left")
+            r = await cs[1].expect("result")
+            assert r["result"]["kind"] == kind
+            if room == "bengbu_300":
+                assert r["settlement"]["changes"][c.seat] == -27 * 300
+            assert r["settlement"]["changes"][c.seat] < 0
+            for x in cs:
+                await x.close()
+    run(main())
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_server_dying_mid_hand_moves_no_coin(tmp_path):
+    """``ddz serve`` killed (SIGKILL) during a hand: after a restart on the same database the
+    hand is void, no balance moved, its players are told once on their next hello, and the
+    record is not given (the hand never ended)."""
+    db = str(tmp_path / "db.sqlite3")
+    port = _free_port()
+    cmd = [sys.executable, "-m", "ddz.cli", "serve", "--port", str(port), "--db", db, "--bot-delay", "0.05"]
+
+    def start():
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for _ in range(20):
+            line = p.stdout.readline()
+            if "ddz serve:" in line:
+                return p
+        raise AssertionError(f"ddz serve did not start: {line}")
+
+    proc = start()
+    try:
+        async def first():
+            c = await Client.connect(port)
+            w = await c.hello("ann")
+            await c.send({"type": "join", "room": "novice", "bots": True})
+            await c.expect("matched")
+            await c.expect("obs")
+            return c.token, c.table, w["balances"]
+        token, tid, before = run(first())
+        proc.kill()
+        proc.wait(10)
+        proc = start()
+
+        async def second():
+            c = await Client.connect(port)
+            w = await c.hello("ann", token)
+            assert w["void_hands"] == [tid] and w["balances"] == before and "table" not in w
+            c2 = await Client.connect(port)
+            assert (await c2.hello("ann", token))["void_hands"] == []
+            status = await asyncio.to_thread(_status, port, f"/records/{tid}?name=ann&token={token}")
+            assert status == 409
+        run(second())
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def _status(port, path):
+    import urllib.error
+    import urllib.request
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code

@@ -1,0 +1,137 @@
+"""The storage interface, the same tests on SQLite and on PostgreSQL: accounts and tokens,
+a hand's settlement and record in one transaction (all or nothing), void hands after a
+crash, reported once, the system ledger (rake, TWOP house) and coin conservation; and a whole
+hand through the server on each backend."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+pytest.importorskip("websockets")
+
+import ddz  # noqa: E402
+from ddz.server.storage import LEDGERS, StorageError, open_storage  # noqa: E402
+
+from _client import eager, play_out, running, seated  # noqa: E402
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 60))
+
+
+def _finished(room_name):
+    room = ddz.ROOMS[room_name]
+    from ddz.server.table import rules_for
+    g = ddz.Game(rules_for(room), seed=11)
+    while not g.is_over:
+        g.apply(eager(g.legal_actions()))
+    return g, room
+
+
+def test_accounts_and_tokens(db_url):
+    async def main():
+        s = open_storage(db_url)
+        await s.open()
+        try:
+            tok = await s.create_account("ann", {"coins": 500})
+            assert await s.check_token("ann", tok) and not await s.check_token("ann", tok + "x")
+            assert not await s.check_token("nobody", tok)
+            with pytest.raises(StorageError, match="taken"):
+                await s.create_account("ann", {"coins": 1})
+            assert await s.balances("ann") == {"coins": 500, "twop_score": 0, "bengbu": 0}
+            assert await s.stats("ann") == (0, 0) and await s.account_exists("ann")
+            assert not await s.account_exists("bob")
+        finally:
+            await s.close()
+    run(main())
+
+
+@pytest.mark.parametrize("room_name", ["novice", "coin_junior", "score", "bengbu_300"])
+def test_settlement_and_record_in_one_transaction(db_url, room_name):
+    """finish_hand moves the balances by the settlement, stores the record and the system's
+    part (rake, house) together; conservation holds per ledger; a failure half way leaves no
+    trace (the hand stays live, no balance moved); a hand cannot be finished twice."""
+    async def main():
+        s = open_storage(db_url)
+        await s.open()
+        try:
+            g, room = _finished(room_name)
+            from ddz.server.table import ledger_of
+            ledger = ledger_of(room)
+            names = [f"p{i}" for i in range(room.players)]
+            for n in names:
+                await s.create_account(n, {"coins": 100_000})
+            before = [(await s.balances(n))[ledger] for n in names]
+            st = ddz.settle(g.result, room, before)
+            # a broken settlement fails inside the transaction: nothing is kept
+            await s.start_hand("h1", room.name, room.variant, names, "test")
+            bad = dict(st.to_dict(), rake=["not a number"] * room.players)
+            with pytest.raises(Exception):
+                await s.finish_hand("h1", ledger, g.to_json(), g.result.to_dict(), bad)
+            assert [(await s.balances(n))[ledger] for n in names] == before
+            assert (await s.hand("h1")).status == "live"
+            won = [x > 0 for x in g.result.scores] if room.variant == "classic" else None
+            await s.finish_hand("h1", ledger, g.to_json(), g.result.to_dict(), st.to_dict(), won)
+            assert [(await s.balances(n))[ledger] for n in names] == list(st.coins_after)
+            row = await s.hand("h1")
+            assert row.status == "done" and row.players == names and row.settlement == json.loads(
+                json.dumps(st.to_dict()))
+            assert ddz.Game.from_json(row.record).result == g.result
+            t = await s.totals(ledger)
+            assert t["balances"] + t["rake"] - t["house"] == t["granted"]
+            assert t["rake"] == sum(st.rake) and t["house"] == st.house
+            for other in LEDGERS:
+                if other != ledger:
+                    o = await s.totals(other)
+                    assert o["balances"] == o["granted"] and o["rake"] == o["house"] == 0
+            if won is not None:
+                assert [await s.stats(n) for n in names] == [(int(w), 1) for w in won]
+            with pytest.raises(StorageError, match="not live"):
+                await s.finish_hand("h1", ledger, g.to_json(), g.result.to_dict(), st.to_dict())
+            assert await s.hands("done") == ["h1"]
+        finally:
+            await s.close()
+    run(main())
+
+
+def test_void_hands_are_reported_once(db_url):
+    async def main():
+        s = open_storage(db_url)
+        await s.open()
+        try:
+            for n in ("ann", "bob"):
+                await s.create_account(n, {"coins": 10})
+            await s.start_hand("a", "score", "two_player", ["ann", "bob"], "host-1")
+            await s.start_hand("b", "score", "two_player", ["ann", "bob"], "host-2")
+            assert await s.void_live_hands("host-1") == 1
+            assert (await s.hand("a")).status == "void" and (await s.hand("b")).status == "live"
+            assert await s.take_voids("ann") == ["a"]
+            assert await s.take_voids("ann") == []
+            assert await s.take_voids("bob") == ["a"]
+            assert await s.void_live_hands(None) == 1
+            assert await s.take_voids("bob") == ["b"]
+            assert await s.balances("ann") == {"coins": 10, "twop_score": 0, "bengbu": 0}
+        finally:
+            await s.close()
+    run(main())
+
+
+def test_whole_hand_through_the_server(db_url):
+    """A CLASSIC3 hand of three matched players on each backend: settled and stored."""
+    async def main():
+        async with running(db_url) as srv:
+            cs = await seated(srv.port, ["ann", "bob", "cat"], "intermediate")
+            r = (await play_out(cs))[0]
+            for c in cs:
+                assert (await srv.storage.balances(c.name))["coins"] == r["settlement"]["coins_after"][c.seat]
+            assert (await srv.storage.hand(cs[0].table)).status == "done"
+            for c in cs:
+                await c.close()
+    run(main())
+
+
+def test_unknown_url_scheme():
+    with pytest.raises(StorageError, match="scheme"):
+        open_storage("mysql://x/y")
