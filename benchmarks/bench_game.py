@@ -2,7 +2,8 @@
 run (random legal actions everywhere, chosen by ``random.Random`` inside the timed loop):
 
 * ``ddz.Game`` hands per second (deal, bidding, play, score) against OpenSpiel's full game
-  (chance deal, bidding, play), with the actions per hand of both;
+  (chance deal, bidding, play), with the actions per hand of both; by action ids (as
+  OpenSpiel's loop, which has only ids) and by tokens (``"PLAY 33"``, ddz's text API);
 * a Python loop over ``PlayState`` (``legal_actions()`` ids, ``apply``) against OpenSpiel's
   play phase (``legal_actions()``, ``apply_action``) from the same kind of lead;
 * ``PlayState.clone()`` + ``apply`` against OpenSpiel's ``clone()`` + ``apply_action``, 40
@@ -28,8 +29,11 @@ def _best(fn: Callable[[], float], repeat: int) -> float:
     return min(fn() for _ in range(repeat))
 
 
-def game_rate(rules: ddz.Rules, hands: int = 1000, seed: int = 2026, repeat: int = 3) -> Tuple[float, float]:
-    """(hands per second, actions per hand) of ddz.Game with random legal actions."""
+def game_rate(rules: ddz.Rules, hands: int = 1000, seed: int = 2026, repeat: int = 3,
+              ids: bool = True) -> Tuple[float, float]:
+    """(hands per second, actions per hand) of ddz.Game with random legal actions: action ids
+    (``legal_action_ids()``, ``apply(int)``), as OpenSpiel's loop uses, or with ``ids=False``
+    the tokens (``legal_actions()``, ``apply(str)``)."""
     actions = [0]
 
     def run() -> float:
@@ -38,8 +42,9 @@ def game_rate(rules: ddz.Rules, hands: int = 1000, seed: int = 2026, repeat: int
         t = time.perf_counter()
         for i in range(hands):
             g = ddz.Game(rules, seed + i)
+            legal = g.legal_action_ids if ids else g.legal_actions
             while not g.is_over:
-                g.apply(rng.choice(g.legal_actions()))
+                g.apply(rng.choice(legal()))
                 n += 1
         dt = time.perf_counter() - t
         actions[0] = n
@@ -202,11 +207,13 @@ def openspiel_clone_apply_rate(after: int = 40, hands: int = 300, seed: int = 20
 
 def main() -> None:
     g, ga = game_rate(ddz.Rules.classic())
-    rows = [("ddz.Game, CLASSIC3, random actions", g, f"hands/s ({ga:.1f} actions a hand)")]
+    gt, _ = game_rate(ddz.Rules.classic(), ids=False)
+    rows = [("ddz.Game, CLASSIC3, random action ids", g, f"hands/s ({ga:.1f} actions a hand)"),
+            ("ddz.Game, CLASSIC3, random tokens", gt, "hands/s")]
     try:
         o, oa = openspiel_game_rate()
         rows.append(("OpenSpiel dou_dizhu full game", o, f"hands/s ({oa:.1f} decisions a hand)  Game ratio "
-                     f"{g / o:.2f}x (target >= 1.5x)"))
+                     f"{g / o:.2f}x by ids, {gt / o:.2f}x by tokens (target >= 1.5x)"))
         p, op = playstate_loop_rate(), openspiel_play_rate()
         rows.append(("PlayState loop / OpenSpiel play phase", p, f"actions/s  ratio {p / op:.2f}x (target >= 1.3x)"))
         c, oc = clone_apply_rate(), openspiel_clone_apply_rate()

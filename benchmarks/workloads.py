@@ -221,6 +221,11 @@ def _run_game(w: Workload, repeat: int) -> Tuple[float, float, str]:
     return rate, per_hand, "hands/s"
 
 
+def _run_game_tokens(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    rate, per_hand = _bench_game().game_rate(make_rules(w.rules), w.hands, w.seed, repeat, ids=False)
+    return rate, per_hand, "hands/s"
+
+
 def _run_openspiel_game(w: Workload, repeat: int) -> Tuple[float, float, str]:
     rate, per_hand = _bench_game().openspiel_game_rate(w.hands, w.seed, repeat)
     return rate, per_hand, "hands/s"
@@ -259,7 +264,8 @@ def _run_pettingzoo(w: Workload, repeat: int) -> Tuple[float, float, str]:
 
 
 _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
-    "game": _run_game,                    # ddz.Game hands, random legal actions (issue 10)
+    "game": _run_game,                    # ddz.Game hands, random legal action ids (issue 10)
+    "game_tokens": _run_game_tokens,      # the same with tokens: legal_actions(), apply(str)
     "openspiel_game": _run_openspiel_game,  # the peer's full game: chance deal, bidding, play
     "play_loop": _run_play_loop,          # Python loop over PlayState from a 20-card lead
     "openspiel_play": _run_openspiel_play,  # the peer's play phase from the same leads
@@ -285,7 +291,8 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
 }
 
 WHAT = {
-    "game": "ddz.Game whole hands, random actions",
+    "game": "ddz.Game whole hands, random action ids",
+    "game_tokens": "ddz.Game whole hands, random tokens",
     "openspiel_game": "OpenSpiel full game (peer)",
     "play_loop": "Python loop over PlayState",
     "openspiel_play": "OpenSpiel play phase (peer)",
@@ -354,6 +361,8 @@ def _registry() -> List[Workload]:
     # issue 10: the whole hand, the play loop and clones, against OpenSpiel in the same run
     w.append(Workload("game.full.openspiel", "openspiel_game", "classic", hands=500, target="(peer)", issue=10))
     w.append(Workload("game.full.classic", "game", "classic", hands=500, target=">= 1.5x OpenSpiel full game",
+                      vs="game.full.openspiel", issue=10))
+    w.append(Workload("game.full.classic.tokens", "game_tokens", "classic", hands=500, target="(tokens API)",
                       vs="game.full.openspiel", issue=10))
     w.append(Workload("play.loop.openspiel", "openspiel_play", "classic_openspiel", hands=500, target="(peer)",
                       issue=10))

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -311,6 +312,23 @@ inline bool prev_arg(py::handle h, const RulesPtr& rp, Interp& out) {
   out = classify(rp->r, c);
   if (out.kind < 0) throw MoveError("prev '" + format_counts(c) + "' is not a legal combination under these rules");
   return true;
+}
+
+/// A new reference to the Python int `id` (an action id, 0 <= id < 2**16). The ints are made
+/// once and kept for the life of the process (at most 65,536 of them, about 2 MB), since
+/// legal_actions() returns tens of them per call and making each is most of its cost.
+inline PyObject* id_object(long id) {
+  static std::atomic<PyObject*> cache[1 << 16];
+  if (id < 0 || id >= (1 << 16)) return PyLong_FromLong(id);
+  PyObject* o = cache[id].load(std::memory_order_acquire);
+  if (!o) {
+    PyObject* made = PyLong_FromLong(id);
+    if (!made) return nullptr;
+    if (cache[id].compare_exchange_strong(o, made, std::memory_order_acq_rel)) o = made;
+    else Py_DECREF(made);  // another thread made it first: o is now its int
+  }
+  Py_INCREF(o);
+  return o;
 }
 
 inline thread_local MoveBuffer tl_buf;

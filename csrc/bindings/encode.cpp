@@ -228,6 +228,68 @@ void register_encode(py::module_& m) {
       py::arg("actions"), py::arg("offsets"), py::arg("seats"), py::arg("shown"), py::arg("kitty"),
       py::arg("out") = py::none(), "The compact encoder core (use ddz.encode.compact_batch).");
 
+  // One Game's row (ddz.encode.compact of a Game): the play state's own log, replayed here with
+  // no arrays in between, and the blocks only the Game knows (to act, landlord, factors, auction).
+  m.def("_compact_game", [](RulesArg rules, int decisions, py::handle ps_h, py::handle hands_h, int to_act,
+                            int landlord, int seat, int shown, uint64_t kitty, std::vector<int> factors,
+                            std::vector<int> auction, OutArg out_h) {
+        RulesPtr rp = rules_arg(rules);
+        const Rules& r = rp->r;
+        const int n = r.players();
+        const CompactLayout L = compact_layout(r, decisions);
+        if (seat < 0 || seat >= n) throw ArgumentError("no seat " + std::to_string(seat));
+        if (int(factors.size()) > kFactorSlots || auction.size() % 2 || auction.size() > 2 * size_t(kAuctionSteps))
+          throw ArgumentError("too many factor codes or auction steps");
+        CompactView v;
+        v.seat = seat;
+        v.shown = uint8_t(shown);
+        v.kitty = kitty;
+        v.kitty_known = kitty != 0;
+        py::array_t<int8_t> out = out_h.is_none() ? py::array_t<int8_t>(py::ssize_t(L.total))
+                                                  : out_array<int8_t>(out_h, "out", {L.total});
+        int8_t* row = out.mutable_data();
+        if (ps_h.is_none()) {
+          Counts hands[4] = {0, 0, 0, 0};
+          int i = 0;
+          for_each_item(hands_h, "hands", [&](py::handle h, size_t) {
+            if (i < n) hands[i++] = u64_arg(h, "a hand word");
+          });
+          encode_compact_deal(r, L, hands, -1, -1, v, row);
+        } else {
+          const PlayStateObj* P = play_state_ptr(ps_h.ptr());
+          if (!P) throw ArgumentTypeError("play_state must be a ddz.PlayState or None, not " + type_name(ps_h));
+          // The record the encoder reads, from the log (newest first): what each seat played,
+          // and the last kHistory actions (a logged move is encoded as track_apply records it).
+          Tracked t;
+          t.s = P->s;
+          for (const LogNode* e = P->log.get(); e; e = e->prev.get()) {
+            const int a = e->before.actions;
+            if (a + kHistory >= P->s.actions) t.recent[a % kHistory] = e->move;
+            if (e->move != kPass) t.played[e->seat] += enc_cards(e->move);
+          }
+          encode_compact(r, L, t, v, row);
+        }
+        auto rel = [&](int s) { return (s - seat + n) % n; };
+        std::memset(row + L.offset[CB_TO_ACT], 0, size_t(L.width[CB_TO_ACT]));
+        if (to_act >= 0 && to_act < n) row[L.offset[CB_TO_ACT] + rel(to_act)] = 1;
+        if (landlord >= 0 && landlord < n) {
+          std::memset(row + L.offset[CB_LANDLORD], 0, size_t(L.width[CB_LANDLORD]));
+          row[L.offset[CB_LANDLORD] + rel(landlord)] = 1;
+        }
+        for (size_t k = 0; k < factors.size(); ++k) row[L.offset[CB_FACTORS] + int(k)] = int8_t(factors[k]);
+        const int width = decisions + n;
+        for (size_t i = 0; i < auction.size() / 2; ++i) {
+          const int s = auction[2 * i], tok = auction[2 * i + 1];
+          if (s < 0 || s >= n || tok < 0 || tok >= decisions) throw ArgumentError("an auction step out of range");
+          row[L.offset[CB_AUCTION] + width * int(i) + tok] = 1;
+          row[L.offset[CB_AUCTION] + width * int(i) + decisions + rel(s)] = 1;
+        }
+        return out;
+      },
+      py::arg("rules"), py::arg("decisions"), py::arg("play_state"), py::arg("hands"), py::arg("to_act"),
+      py::arg("landlord"), py::arg("seat"), py::arg("shown"), py::arg("kitty"), py::arg("factors"),
+      py::arg("auction"), py::arg("out") = py::none(), "One Game's compact row (use ddz.encode.compact).");
+
   m.def("_douzero", [](RulesArg rules, py::handle starts, py::handle landlords, py::handle actions, py::handle offsets,
                        py::handle legal_h, py::handle legal_off_h, OutArg out_x, OutArg out_z, OutArg out_actions) {
         RulesPtr rp = rules_arg(rules);

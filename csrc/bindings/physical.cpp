@@ -7,6 +7,7 @@
 #include "../ddz/physical.hpp"
 #include "common.hpp"
 #include "play_obj.hpp"
+#include "raw_methods.hpp"
 
 namespace {
 
@@ -133,15 +134,25 @@ std::string names_of(IdSet s) {
 
 int seat_of(const PhysicalObj& P, py::handle h) { return int(int_arg(h, "seat", 0, P.h.n - 1)); }
 
-/// The cards of a play of the seat to act (false: PASS), parsed and found in its hand.
-/// Raises IllegalAction (MALFORMED, NOT_HELD) and changes nothing.
-bool play_cards(const PhysicalObj& P, PlayStateObj& S, py::handle a, IdSet& ids) {
+/// The cards of a play of the seat to act (false: PASS), parsed and found in its hand; `kind`
+/// is the reading an action id names (-1: read by §2.0.4). Raises IllegalAction (MALFORMED,
+/// NOT_HELD) and changes nothing.
+bool play_cards(const PhysicalObj& P, PlayStateObj& S, py::handle a, IdSet& ids, int& kind) {
   const int seat = S.s.seat;
   const int decks = P.h.decks;
   Counts ranks = 0;
   bool by_ranks = false;
+  kind = -1;
   try {
-    if (is_move(a)) {
+    if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) {  // an action id: a play's, or PASS
+      int pass = S.rules->pass_id();
+      long long id = action_id_arg<IllegalActionError, IllegalActionTypeError>(a, pass);
+      if (id == pass) return false;
+      Enc e = S.rules->plays()[size_t(id)];
+      ranks = enc_cards(e);
+      kind = enc_kind(e);
+      by_ranks = true;
+    } else if (is_move(a)) {
       const MoveObj& m = move_of(a);
       if (is_pass(m)) return false;
       ranks = enc_cards(m.enc);
@@ -204,8 +215,9 @@ Illegal check_play(const PhysicalObj& P, PlayStateObj& S, py::handle a, IdSet& i
     message = "the hand is over: " + seat_str(S.s.out) + " went out";
     return Illegal::Over;
   }
+  int kind = -1;
   try {
-    pass = !play_cards(P, S, a, ids);
+    pass = !play_cards(P, S, a, ids, kind);
   } catch (const IllegalActionTypeError& e) {
     message = e.what();
     type_error = true;
@@ -215,15 +227,53 @@ Illegal check_play(const PhysicalObj& P, PlayStateObj& S, py::handle a, IdSet& i
     return e.code;
   }
   Counts cards = pass ? 0 : counts_of_ids(ids);
-  Illegal why = check_action(S.rules->r, S.s, cards, pass, -1, reading);
-  if (why != Illegal::None) message = illegal_message(S, why, cards, -1, reading);
+  Illegal why = check_action(S.rules->r, S.s, cards, pass, kind, reading);
+  if (why != Illegal::None) message = illegal_message(S, why, cards, kind, reading);
   return why;
 }
 
 PlayStateObj& play_state_of(py::handle h) {
-  if (!py::isinstance<PlayStateObj>(h)) throw ArgumentTypeError("a PlayState is needed, not " + type_name(h));
-  return h.cast<PlayStateObj&>();
+  PlayStateObj* S = play_state_ptr(h.ptr());
+  if (!S) throw ArgumentTypeError("a PlayState is needed, not " + type_name(h));
+  return *S;
 }
+
+/// PhysicalHands.play, a raw method (raw_methods.hpp): ddz.Game calls it once per play.
+PyObject* physical_play(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  PhysicalObj* P = raw_value<PhysicalObj>(self);
+  if (!P) return nullptr;
+  return raw_call([P, args, nargs]() -> PyObject* {
+    if (nargs != 2) throw ArgumentTypeError("play(play_state, action) takes 2 arguments, got " + std::to_string(nargs));
+    PlayStateObj& S = play_state_of(args[0]);
+    IdSet ids = 0;
+    bool pass = false;
+    Interp reading;
+    std::string msg;
+    const int seat = S.s.seat;
+    bool type_error;
+    Illegal why = check_play(*P, S, args[1], ids, pass, reading, msg, type_error);
+    if (type_error) throw IllegalActionTypeError(msg);
+    if (why != Illegal::None) throw IllegalActionError(msg, why);
+    if (pass) {
+      push_action(S, kPassEnc, 0, true, reading);
+      return PyUnicode_FromStringAndSize("PASS", 4);
+    }
+    Counts cards = counts_of_ids(ids);
+    push_action(S, encode(cards, reading.kind), cards, false, reading);
+    P->h.held[seat] &= ~ids;
+    std::string token = "PLAY " + names_of(ids);
+    return PyUnicode_FromStringAndSize(token.data(), Py_ssize_t(token.size()));
+  });
+}
+
+PyMethodDef physical_methods[] = {
+    {"play", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(physical_play)), METH_FASTCALL,
+     "play($self, play_state, action, /)\n--\n\nPlays real cards for the seat to act of `play_state`: an action id, a "
+     "Move or 'PLAY <ranks>' takes the seat's lowest ids of each rank (an id's reading must be the one the state "
+     "gives them), 'PLAY 3s 3h' or a list of ids/names names them; 'PASS' (or PASS's id) passes. Applies it to "
+     "both and returns the recorded token ('PLAY 3s 3h', 'PASS'). An illegal play raises ddz.IllegalAction and "
+     "changes neither."},
+};
 
 }  // namespace
 
@@ -327,31 +377,8 @@ void register_physical(py::module_& m) {
             return illegal_object(type_error ? g_illegal_type_twin : g_illegal_type, msg, why);
           }, py::arg("play_state"), py::arg("action"),
           "None when play(play_state, action) would succeed, otherwise the IllegalAction it would raise.")
-      .def("play", [](PhysicalObj& P, py::handle ps, py::handle action) {
-            PlayStateObj& S = play_state_of(ps);
-            IdSet ids = 0;
-            bool pass = false;
-            Interp reading;
-            std::string msg;
-            const int seat = S.s.seat;
-            bool type_error;
-            Illegal why = check_play(P, S, action, ids, pass, reading, msg, type_error);
-            if (type_error) throw IllegalActionTypeError(msg);
-            if (why != Illegal::None) throw IllegalActionError(msg, why);
-            if (pass) {
-              push_action(S, kPassEnc, 0, true, reading);
-              return std::string("PASS");
-            }
-            Counts cards = counts_of_ids(ids);
-            push_action(S, encode(cards, reading.kind), cards, false, reading);
-            P.h.held[seat] &= ~ids;
-            return "PLAY " + names_of(ids);
-          }, py::arg("play_state"), py::arg("action"),
-          "Plays real cards for the seat to act of `play_state`: a Move or 'PLAY <ranks>' takes the seat's lowest "
-          "ids of each rank, 'PLAY 3s 3h' or a list of ids/names names them; 'PASS' passes. Applies it to both and "
-          "returns the recorded token ('PLAY 3s 3h', 'PASS'). An illegal play raises ddz.IllegalAction and changes "
-          "neither.")
       .def("copy", [](const PhysicalObj& P) { return PhysicalObj(P); })
       .def("__copy__", [](const PhysicalObj& P) { return PhysicalObj(P); })
       .def("__deepcopy__", [](const PhysicalObj& P, py::handle) { return PhysicalObj(P); }, py::arg("memo"));
+  for (PyMethodDef& d : physical_methods) add_raw_method(m.attr("PhysicalHands"), &d);
 }

@@ -7,6 +7,7 @@
 #include "../ddz/play.hpp"
 #include "common.hpp"
 #include "play_obj.hpp"
+#include "raw_methods.hpp"
 
 namespace {
 
@@ -140,6 +141,83 @@ bool same_state(const PlayState& a, const PlayState& b) {
   return true;
 }
 
+// ---- the per-action methods, as raw CPython methods (raw_methods.hpp says why) ----------------
+
+PyObject* ps_current_seat(PyObject* self, void*) {
+  PlayStateObj* P = raw_value<PlayStateObj>(self);
+  return P ? PyLong_FromLong(P->s.seat) : nullptr;
+}
+
+PyObject* ps_is_over(PyObject* self, void*) {
+  PlayStateObj* P = raw_value<PlayStateObj>(self);
+  return P ? PyBool_FromLong(P->s.over()) : nullptr;
+}
+
+PyObject* ps_legal_actions(PyObject* self, PyObject*) {
+  PlayStateObj* P = raw_value<PlayStateObj>(self);
+  if (!P) return nullptr;
+  return raw_call([P]() -> PyObject* {
+    MoveBuffer& b = tl_buf;
+    b.clear();
+    legal_actions(P->rules->r, P->s, b);
+    RulesObj& R = *P->rules;
+    R.build();
+    const ActionIndex& ix = R.index;
+    PyObject* out = PyList_New(Py_ssize_t(b.size));
+    if (!out) return nullptr;
+    for (size_t i = 0; i < b.size; ++i) {
+      PyObject* id = id_object(ix.id_of(b.data[i]));
+      if (!id) {
+        Py_DECREF(out);
+        return nullptr;
+      }
+      PyList_SET_ITEM(out, Py_ssize_t(i), id);
+    }
+    return out;
+  });
+}
+
+PyObject* ps_apply(PyObject* self, PyObject* action) {
+  PlayStateObj* P = raw_value<PlayStateObj>(self);
+  if (!P) return nullptr;
+  return raw_call([P, action]() -> PyObject* {
+    Counts cards = 0;
+    int kind = -1;
+    bool play = action_arg(*P, action, cards, kind);
+    Interp reading;
+    Illegal why = check_action(P->rules->r, P->s, cards, !play, kind, reading);
+    if (why != Illegal::None) raise_illegal(*P, why, cards, kind, reading);
+    Enc e = play ? encode(cards, reading.kind) : kPassEnc;
+    push_action(*P, e, cards, !play, reading);
+    return new_move(make_move(P->rules, e));
+  });
+}
+
+PyObject* ps_clone(PyObject* self, PyObject*) {
+  PlayStateObj* P = raw_value<PlayStateObj>(self);
+  if (!P) return nullptr;
+  return raw_call([P]() -> PyObject* { return py::cast(PlayStateObj(*P)).release().ptr(); });
+}
+
+PyGetSetDef ps_getters[] = {
+    {"current_seat", ps_current_seat, nullptr, "the seat to act (the seat that went out, once the hand is over)",
+     nullptr},
+    {"is_over", ps_is_over, nullptr, "True once a seat has played its last card", nullptr},
+};
+
+PyMethodDef ps_methods[] = {
+    {"legal_actions", ps_legal_actions, METH_NOARGS,
+     "legal_actions($self, /)\n--\n\nlegal_moves() as action ids (Rules.action_space order; PASS is Rules.pass_id)."},
+    {"apply", ps_apply, METH_O,
+     "apply($self, action, /)\n--\n\nPlays a Move, an action id, a str of cards ('33344456', 'PLAY 33344456') or "
+     "'PASS' for the seat to act; returns the Move applied. An illegal action raises ddz.IllegalAction and changes "
+     "nothing."},
+    {"clone", ps_clone, METH_NOARGS,
+     "clone($self, /)\n--\n\nAn independent copy (history included; the history is shared, so a clone costs the "
+     "same at any point)."},
+    {"__copy__", ps_clone, METH_NOARGS, "__copy__($self, /)\n--\n\nclone()."},
+};
+
 }  // namespace
 
 void register_play(py::module_& m) {
@@ -195,7 +273,6 @@ void register_play(py::module_& m) {
       .def_property_readonly("rules", [](const PlayStateObj& P) { return P.rules; })
       .def_property_readonly("num_players", [](const PlayStateObj& P) { return int(P.s.n); })
       .def_property_readonly("landlord", [](const PlayStateObj& P) { return int(P.s.landlord); })
-      .def_property_readonly("current_seat", [](const PlayStateObj& P) { return int(P.s.seat); })
       .def("hand", [](const PlayStateObj& P, IntArg seat_h) {
             int seat = seat_arg(P, seat_h);
             return CardsObj{P.s.hand[seat], P.rules->decks()};
@@ -211,7 +288,6 @@ void register_play(py::module_& m) {
           }, py::arg("seat"))
       .def_property_readonly("top", &top_obj, "(Move, owner seat) of the play to beat, or None when leading")
       .def_property_readonly("passes", [](const PlayStateObj& P) { return int(P.s.passes); })
-      .def_property_readonly("is_over", [](const PlayStateObj& P) { return P.s.over(); })
       .def_property_readonly("winner_seat", [](const PlayStateObj& P) -> py::object {
             return P.s.over() ? py::object(py::int_(int(P.s.out))) : py::object(py::none());
           }, "the seat that went out, or None")
@@ -263,18 +339,6 @@ void register_play(py::module_& m) {
             for (size_t i = 0; i < b.size; ++i) out[i] = py::cast(make_move(P.rules, b.data[i]));
             return out;
           }, "Moves of the seat to act: plays (bombs beyond its limit excluded), then PASS when following.")
-      .def("legal_actions", [](PlayStateObj& P) -> py::list {
-            MoveBuffer& b = tl_buf;
-            b.clear();
-            legal_actions(P.rules->r, P.s, b);
-            RulesObj& R = *P.rules;
-            R.build();
-            const ActionIndex& ix = R.index;
-            PyObject* out = PyList_New(Py_ssize_t(b.size));
-            if (!out) throw py::error_already_set();
-            for (size_t i = 0; i < b.size; ++i) PyList_SET_ITEM(out, Py_ssize_t(i), PyLong_FromLong(ix.id_of(b.data[i])));
-            return py::reinterpret_steal<py::list>(out);
-          }, "legal_moves() as action ids (Rules.action_space order; PASS is Rules.pass_id)")
       .def("legal_tokens", [](const PlayStateObj& P) -> py::list {
             MoveBuffer& b = tl_buf;
             b.clear();
@@ -308,19 +372,6 @@ void register_play(py::module_& m) {
             legal_actions(P.rules->r, P.s, b);
             return to_array(b);
           }, "legal_moves() encoded (uint64; PASS is Kind.PASS << 56)")
-      .def("apply", [](PlayStateObj& P, ActionArg action) {
-            Counts cards = 0;
-            int kind = -1;
-            bool play = action_arg(P, action, cards, kind);
-            Interp reading;
-            Illegal why = check_action(P.rules->r, P.s, cards, !play, kind, reading);
-            if (why != Illegal::None) raise_illegal(P, why, cards, kind, reading);
-            Enc e = play ? encode(cards, reading.kind) : kPassEnc;
-            push_action(P, e, cards, !play, reading);
-            return make_move(P.rules, e);
-          }, py::arg("action"),
-          "Plays a Move, an action id, a str of cards ('33344456', 'PLAY 33344456') or 'PASS' for the seat to "
-          "act; returns the Move applied. An illegal action raises ddz.IllegalAction and changes nothing.")
       .def("check", [](PlayStateObj& P, ActionArg action) { return check_obj(P, action); }, py::arg("action"),
           "None when apply(action) would succeed, otherwise the ddz.IllegalAction it would raise (not raised; "
           "its .code says why: a malformed action is MALFORMED). Changes nothing.")
@@ -332,9 +383,6 @@ void register_play(py::module_& m) {
             P.s = P.log->before;
             P.log = P.log->prev;
           }, "Takes back the last action exactly.")
-      .def("clone", [](const PlayStateObj& P) { return PlayStateObj(P); },
-           "An independent copy (history included; the history is shared, so a clone costs the same at any point).")
-      .def("__copy__", [](const PlayStateObj& P) { return PlayStateObj(P); })
       .def("__deepcopy__", [](const PlayStateObj& P, py::dict) { return PlayStateObj(P); }, py::arg("memo"))
       .def("__eq__", [](const PlayStateObj& a, py::object o) {
             if (!py::isinstance<PlayStateObj>(o)) return false;
@@ -367,6 +415,11 @@ void register_play(py::module_& m) {
             if (P.s.over()) s += ", over: seat " + std::to_string(P.s.out) + " went out";
             return s + ")";
           });
+
+  py::object cls = m.attr("PlayState");
+  g_play_state_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  for (PyGetSetDef& g : ps_getters) add_raw_getter(cls, &g);
+  for (PyMethodDef& d : ps_methods) add_raw_method(cls, &d);
 
   m.def("_play_state_from", [](py::handle hands, py::handle landlord, py::handle rules, py::handle limits,
                                py::handle actions) {

@@ -51,5 +51,16 @@ inline void push_action(PlayStateObj& P, Enc e, Counts cards, bool pass, const I
 }
 
 
+/// The Python type of PlayState (set when play.cpp registers it), for a quick type check.
+inline PyTypeObject* g_play_state_type = nullptr;
+
+/// The PlayState behind `h`, or nullptr when `h` is no (initialised) PlayState.
+inline PlayStateObj* play_state_ptr(PyObject* h) {
+  if (!g_play_state_type || !PyObject_TypeCheck(h, g_play_state_type)) return nullptr;
+  auto* inst = reinterpret_cast<py::detail::instance*>(h);
+  return static_cast<PlayStateObj*>(inst->simple_layout ? inst->simple_value_holder[0]
+                                                         : inst->get_value_and_holder().value_ptr());
+}
+
 /// The message of an illegal play-state action (play.cpp).
 std::string illegal_message(const PlayStateObj& P, Illegal why, Counts cards, int kind, const Interp& reading);

@@ -65,6 +65,8 @@ class BengbuGame(Game):
     def bomb_limits(self) -> Optional[List[Optional[int]]]:
         return list(self._limits) if self._landlord is not None else None
 
+    _FILTERS_OFFERS = True  # a bid must be higher than the highest so far
+
     def _offered(self, token: str) -> bool:
         return not token.startswith("BID") or int(token[3]) > self._h
 

@@ -86,14 +86,15 @@ def play_log(state: PlayState) -> Tuple[List[int], int, List[int], List[int]]:
     return [int(w) for w in starts[0]], int(landlords[0]), [int(v) for v in limits[0]], [int(a) for a in actions]
 
 
-def _ranks_word(names: Sequence[str], decks: int) -> int:
-    """The word of physical card names ('6s', "3s'", 'B')."""
-    return Cards("".join(n[0] for n in names), decks=decks).word
+_game_class: Any = None
 
 
 def _is_game(obj: Any) -> bool:
-    from .game import Game
-    return isinstance(obj, Game)
+    global _game_class
+    if _game_class is None:  # ddz.game imports this module's users: import it on first use
+        from .game import Game
+        _game_class = Game
+    return isinstance(obj, _game_class)
 
 
 class _Rows:
@@ -109,7 +110,6 @@ class _Rows:
         self.seats: List[int] = []
         self.shown: List[int] = []
         self.kitty: List[int] = []
-        self.games: List[Tuple[int, Any, Dict[str, Any]]] = []  # (row, game, observation)
 
     def add_play(self, ps: PlayState, seat: int, shown_mask: int = 0, kitty: int = 0) -> None:
         words, landlord, limits, actions = play_log(ps)
@@ -122,71 +122,53 @@ class _Rows:
         self.shown.append(shown_mask)
         self.kitty.append(kitty)
 
-    def add_game(self, g: Any, seat: int) -> None:
-        obs = g.observation(seat)
-        decks = g.rules.decks
-        mask = sum(1 << int(s) for s in obs["shown"])
-        kitty = _ranks_word(obs["kitty"], decks) if obs["kitty"] is not None else 0
-        self.games.append((len(self.seats), g, obs))
-        if g.play_state is not None:
-            self.add_play(g.play_state, seat, mask, kitty)
-            return
-        self.starts += [g.hand(s).word for s in range(self.n)]  # the core reads the others' counts only
-        self.landlords.append(-1)
-        self.limits += [255] * self.n
-        self.offsets.append(len(self.actions))
-        self.seats.append(seat)
-        self.shown.append(mask)
-        self.kitty.append(kitty)
-
     def run(self, rules: Any, variant: str, out: Optional[npt.NDArray[np.int8]]) -> npt.NDArray[np.int8]:
         n = self.n
-        res = _core._compact(
+        return _core._compact(
             rules, len(VARIANT[variant].decisions),
             np.array(self.starts, dtype=np.uint64).reshape(-1, n), np.array(self.landlords, dtype=np.int64),
             np.array(self.limits, dtype=np.int64).reshape(-1, n) if variant == "bengbu" else None,
             np.array(self.actions, dtype=np.uint64), np.array(self.offsets, dtype=np.int64),
             np.array(self.seats, dtype=np.int64), np.array(self.shown, dtype=np.int64),
             np.array(self.kitty, dtype=np.uint64), out)
-        if self.games:
-            layout = _layout(variant)
-            for row, g, obs in self.games:
-                _game_blocks(variant, layout, res[row], obs, self.seats[row])
-        return res
 
 
-def _game_blocks(variant: str, layout: _Layout, row: npt.NDArray[np.int8], obs: Dict[str, Any], seat: int) -> None:
-    """The blocks only a Game knows: its factors, the auction so far, the landlord and the seat to
-    act during the bidding, all public (read from observation(seat))."""
-    n = VARIANT[variant].players
-    rel = lambda s: (s - seat) % n  # noqa: E731
-    for k in range(n):
-        row[layout["to_act"].start + k] = 0
-    if obs["current_seat"] is not None:
-        row[layout["to_act"].start + rel(obs["current_seat"])] = 1
-    if obs["landlord"] is not None:
-        ll = layout["landlord"]
-        row[ll] = 0
-        row[ll.start + rel(obs["landlord"])] = 1
-    f = obs["factors"]
-    for k, (name, how) in enumerate(FACTOR_SLOTS[variant]):
-        v = f.get(name)
+_DECISION_INDEX = {name: {t: k for k, t in enumerate(v.decisions)} for name, v in VARIANT.items()}
+
+
+def _factor_codes(variant: str, factors: Mapping[str, Any]) -> List[int]:
+    """The FACTORS block: each slot's value coded as FACTOR_SLOTS says (0 when absent)."""
+    codes = []
+    for name, how in FACTOR_SLOTS[variant]:
+        v = factors.get(name)
         if v is None:
-            continue
-        code = int(v).bit_length() - 1 if how == "log2" else int(bool(v) and v != 1) if how == "flag" else int(v)
-        row[layout["factors"].start + k] = code
-    decisions = VARIANT[variant].decisions
-    steps: List[Tuple[int, int]] = []
-    for s, token in obs["history"]:
-        if token == "REDEAL":
-            steps = []
-        elif token in decisions and s is not None:
-            steps.append((s, decisions.index(token)))
-    width = len(decisions) + n
-    base = layout["auction"].start
-    for i, (s, t) in enumerate(steps[-AUCTION_STEPS:]):
-        row[base + width * i + t] = 1
-        row[base + width * i + len(decisions) + rel(s)] = 1
+            codes.append(0)
+        elif how == "log2":
+            codes.append(int(v).bit_length() - 1)
+        elif how == "flag":
+            codes.append(int(bool(v) and v != 1))
+        else:
+            codes.append(int(v))
+    return codes
+
+
+def _game_row(g: Any, seat: int, out: Optional[npt.NDArray[np.int8]]) -> npt.NDArray[np.int8]:
+    """One Game's row: the core reads the play state (its log) and the seat's own hand; the
+    Game adds what only it knows, all public: the seat to act during the bidding, the
+    landlord, the factors, the auction of the current deal, the shown hands and the kitty."""
+    ps, words, to_act, landlord, shown_seats, kitty, factors, decisions = g._encoder_view()
+    variant = g.rules.variant
+    index = _DECISION_INDEX[variant]
+    steps: List[int] = []
+    for s, token in decisions[-AUCTION_STEPS:]:
+        steps += (s, index[token])
+    mask = 0
+    for s in shown_seats:
+        if s != seat:
+            mask |= 1 << s
+    return _core._compact_game(g.rules, len(index), ps, words, -1 if to_act is None else to_act,
+                               -1 if landlord is None else landlord, seat, mask, kitty,
+                               _factor_codes(variant, factors), steps, out)
 
 
 def _seat(seat: Any, n: int) -> int:
@@ -199,9 +181,11 @@ def _seat(seat: Any, n: int) -> int:
 
 def compact(state: Any, seat: int) -> npt.NDArray[np.int8]:
     """The compact encoding (int8, ``compact_layout(rules)``) of what ``seat`` may see of a
-    ``ddz.Game`` (any phase: the auction so far, factors, shown hands and the kitty come from
-    ``observation(seat)``) or of a ``ddz.PlayState`` (the play phase only: nothing shown, kitty
-    unknown, the Game blocks zero)."""
+    ``ddz.Game`` (any phase: the auction of the current deal, the factors, shown hands and the
+    kitty once revealed, as in ``observation(seat)``) or of a ``ddz.PlayState`` (the play phase
+    only: nothing shown, kitty unknown, the Game blocks zero)."""
+    if _is_game(state):  # one row straight from the core: the hot path of the environments
+        return _game_row(state, _seat(seat, state.rules.players), None)
     return compact_batch([state], [seat])[0]
 
 
@@ -229,14 +213,23 @@ def compact_batch(states: Sequence[Any], seats: Sequence[int],
         return _core._compact(rules, len(VARIANT[variant].decisions), starts, landlords,
                               limits if variant == "bengbu" else None, actions, offsets,
                               np.array([_seat(s, n) for s in seats], dtype=np.int64), None, None, out)
-    rows = _Rows(n)
-    for st, seat in zip(states, seats):
+    width = _layout(variant)["auction"].stop
+    if out is None:
+        out = np.empty((len(states), width), dtype=np.int8)
+    elif not isinstance(out, np.ndarray) or out.dtype != np.int8:
+        raise ArgumentTypeError(f"out must be a numpy int8 array, not {shown(out)}")
+    elif out.shape != (len(states), width) or not out.flags.c_contiguous or not out.flags.writeable:
+        raise ArgumentError(f"out must be a C-contiguous writeable array of shape ({len(states)}, {width}), "
+                            f"not {out.shape}")
+    for i, (st, seat) in enumerate(zip(states, seats)):
         seat = _seat(seat, n)
         if _is_game(st):
-            rows.add_game(st, seat)
+            _game_row(st, seat, out[i])
         else:
+            rows = _Rows(n)
             rows.add_play(st, seat)
-    return rows.run(rules, variant, out)
+            rows.run(rules, variant, out[i:i + 1])
+    return out
 
 
 def compact_arrays(rules: Rules, starts: npt.NDArray[Any], landlords: npt.NDArray[Any], actions: npt.NDArray[Any],

@@ -67,6 +67,7 @@ class Game(TablePolicy):
         self._variant = rules.variant
         self._n = rules.players
         self._decks = rules.decks
+        self._pass_id = rules.pass_id
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -196,6 +197,10 @@ class Game(TablePolicy):
         self._ps: Optional[PlayState] = None
         self._phase = ""
         self._seat: Optional[int] = None
+        self._decisions: List[Tuple[int, str]] = []  # this deal's decisions, for the encoders
+        self._kitty_word: Optional[int] = None
+        self._factors_key: Optional[Tuple[Any, ...]] = None
+        self._factors_cache: Dict[str, Any] = {}
         self._begin_bidding(d)
 
     def _redeal(self) -> None:
@@ -308,11 +313,11 @@ class Game(TablePolicy):
 
     @property
     def multiplier(self) -> int:
-        return self._multiplier(self._current_factors())
+        return self._multiplier(self._factors_now())
 
     @property
     def factors(self) -> Dict[str, Any]:
-        return self._current_factors()
+        return dict(self._factors_now())
 
     def _summary(self) -> PlaySummary:
         """The play so far, as scoring reads it (nothing before the play phase)."""
@@ -331,12 +336,14 @@ class Game(TablePolicy):
             return self._ps.legal_tokens()  # type: ignore[union-attr]  # PLAY has a play state
         if phase == "OVER":
             return []
-        return self._decision_actions()
+        return list(self._decision_actions())
 
     # ---- action ids (ddz.action_space: plays, PASS, then the decisions) ----------------
     def legal_action_ids(self) -> List[int]:
         """The ids of ``legal_actions()`` in the same order (``Rules.num_actions`` ids: plays
         by ``Move.id``, PASS at ``rules.pass_id``, decision k at ``pass_id + 1 + k``)."""
+        if self._phase == "PLAY":
+            return self._ps.legal_actions()  # type: ignore[union-attr]  # PLAY has a play state
         return action_space.legal_ids(self)
 
     def legal_action_mask(self) -> "np.ndarray":
@@ -372,9 +379,10 @@ class Game(TablePolicy):
             acting = ps.current_seat  # type: ignore[union-attr]  # PLAY has a play state
             if seat is not None and seat != acting:
                 self._check_turn(seat)
-            if isinstance(action, (int, np.integer)):  # an action id (a bool is refused there)
-                action = action_space.resolve(self, action)
-            try:
+            if type(action) is not int or not 0 <= action <= self._pass_id:
+                if isinstance(action, (int, np.integer)):
+                    action = self._id_action(action)
+            try:  # a play's or PASS's id goes to the core as it is: it checks the reading the id names
                 token = self._hands.play(ps, action)  # type: ignore[arg-type]
             except IllegalAction as e:
                 raise self._play_error(action, e) from None
@@ -383,10 +391,22 @@ class Game(TablePolicy):
                 self._finish(self._score())
             elif self._play_hook:
                 self._after_play_action(acting)
+        elif type(action) is int and self._seat is not None and (seat is None or seat == self._seat) \
+                and 0 <= action - self._pass_id - 1 < len(self._DECISIONS) \
+                and self._DECISIONS[action - self._pass_id - 1] in self._decision_actions():
+            token = self._apply(("decide", self._DECISIONS[action - self._pass_id - 1]))  # an offered decision's id
         else:
             token = self._apply(self._validate(action, seat))
         self._clock = 0.0
         return token
+
+    def _id_action(self, aid: Any) -> Any:
+        """What an action id stands for: in the play phase a play's or PASS's id stays an int
+        (the core plays it, checking the reading it names); any other id (a decision's, one out
+        of range, a bool) is resolved by ``action_space``, which raises its errors."""
+        if self._phase == "PLAY" and not isinstance(aid, bool) and 0 <= aid <= self._pass_id:
+            return int(aid)
+        return action_space.resolve(self, aid)
 
     def _check_turn(self, seat: Any) -> None:
         self._check_seat(seat)
@@ -410,8 +430,8 @@ class Game(TablePolicy):
         acting = self._acting()
         if seat is not None:
             self._check_turn(seat)
-        if isinstance(action, (int, np.integer)):  # an action id (a bool is refused there)
-            action = action_space.resolve(self, action)
+        if isinstance(action, (int, np.integer)):
+            action = self._id_action(action)
         if self._phase == "PLAY":
             why = self._hands.check_play(self._play, action)
             if why is not None:
@@ -424,7 +444,7 @@ class Game(TablePolicy):
             raise illegal(IllegalCode.MALFORMED, f"a decision is one of the tokens of docs/rules.md §1 (a str), "
                                                  f"not {shown(action)}", type_error=True)
         token = action.strip().upper()
-        legal = self._decision_actions()
+        legal = list(self._decision_actions())
         if token not in legal:
             what = shown(action.strip() or action, 40)
             code = (IllegalCode.NOT_OFFERED if token in VARIANT[self._variant].decisions
@@ -441,6 +461,7 @@ class Game(TablePolicy):
             self._played(seat, token)
             return token
         self._history.append((seat, arg))
+        self._decisions.append((seat, arg))
         self._decide(seat, arg)
         return arg
 
@@ -500,11 +521,42 @@ class Game(TablePolicy):
             "cards_left": [self._hands.count(s) if dealt else 0 for s in range(self._n)],
             "history": [[s, t] for s, t in self._history],
             "multiplier": self.multiplier,
-            "factors": self._current_factors(),
+            "factors": dict(self._factors_now()),
             "top": self._public_top(),
             "bots": sorted(self._bots),
             "legal_actions": self.legal_actions() if to_act == seat else [],
         }
+
+    def _encoder_view(self) -> Tuple[Optional[PlayState], List[int], Optional[int], Optional[int], set,
+                                     int, Dict[str, Any], List[Tuple[int, str]]]:
+        """What ``ddz.encode.compact`` reads, without building ``observation()``: the play state
+        (None before the play), the hands' rank words (the encoder reads a seat's own and the
+        others' counts only), the seat to act, the landlord, the face-up seats, the kitty's
+        word once revealed (else 0), the factors and this deal's decisions."""
+        if self._ps is not None or not self._dealt():
+            words = [0] * self._n  # the core reads the hands from the play state
+        else:
+            words = [self._hands.cards(s).word for s in range(self._n)]
+        if not self._kitty_revealed:
+            kitty = 0
+        else:
+            if self._kitty_word is None:  # the kitty does not change once revealed
+                self._kitty_word = Cards(ranks_of(self._hands.kitty), decks=self._decks).word
+            kitty = self._kitty_word
+        return (self._ps, words, self.current_seat, self._landlord, self._visible_seats(), kitty,
+                self._factors_now(), self._decisions)
+
+    def _factors_now(self) -> Dict[str, Any]:
+        """``_current_factors()``, computed again only when something it reads may have
+        changed: a decision or a re-deal, the phase, a bomb-class play, the end of the hand
+        (within a phase the factors read nothing else). The dict is shared: do not change it."""
+        ps = self._ps
+        key = (self._redeals, len(self._decisions), self._phase,
+               ps.bombs_total if ps is not None else -1, ps.is_over if ps is not None else False)
+        if self._factors_key != key:
+            self._factors_key = key
+            self._factors_cache = self._current_factors()
+        return self._factors_cache
 
     def _public_top(self) -> Optional[List[Any]]:
         """[owner, ranks] of the play to beat in PLAY, else None (public information)."""
@@ -592,13 +644,20 @@ class Game(TablePolicy):
 
     # the variant's auction as data: phase -> token -> (handler, phases it may lead to)
     _TRANSITIONS: "Transitions" = {}
+    # the variant's decision tokens in their stable order (their action ids follow it)
+    _DECISIONS: Tuple[str, ...] = ()
+    # whether _offered filters a phase's tokens (BENGBU4's bids); if not, a phase offers all of them
+    _FILTERS_OFFERS = False
 
     def _offered(self, token: str) -> bool:
         """Whether a token of the phase's table is offered now (BENGBU4 filters its bids)."""
         return True
 
-    def _decision_actions(self) -> List[str]:
-        return [t for t in self._TRANSITIONS[self._phase] if self._offered(t)]
+    def _decision_actions(self) -> Sequence[str]:
+        """The tokens offered now (a tuple shared by every call where nothing filters them)."""
+        if self._FILTERS_OFFERS:
+            return [t for t in self._TRANSITIONS[self._phase] if self._offered(t)]
+        return self._PHASE_TOKENS[self._phase]
 
     def _decide(self, seat: int, token: str) -> None:
         handler, leads_to = self._TRANSITIONS[self._phase][token]
@@ -632,6 +691,8 @@ _VARIANT_CLASS: Dict[str, type] = {}
 
 
 def register_variant(variant: str, cls: type) -> None:
+    cls._DECISIONS = VARIANT[variant].decisions  # type: ignore[attr-defined]
+    cls._PHASE_TOKENS = {phase: tuple(table) for phase, table in cls._TRANSITIONS.items()}  # type: ignore[attr-defined]
     _VARIANT_CLASS[variant] = cls
 
 

@@ -75,10 +75,11 @@ NO_PLAY = PlaySummary(None, None, False, False, {}, (), 0)
 
 def kitty_factor(kitty: str, combine: str = "product") -> int:
     """CLASSIC3 kitty factor (docs/rules.md §6, A15): joker part × rank part (or the larger)."""
-    c = Counter(str(Cards(kitty)))
-    jokers = c["B"] + c["R"]
+    word = Cards(kitty).word  # 4 bits of count per rank, 3 .. 2 then B, R
+    counts = [(word >> (4 * r)) & 15 for r in range(15)]
+    jokers = counts[13] + counts[14]
     joker_part = 4 if jokers == 2 else 2 if jokers == 1 else 1
-    rank_part = 2 if any(v == 3 for v in c.values()) or c["2"] == 2 else 1
+    rank_part = 2 if 3 in counts or counts[12] == 2 else 1
     return joker_part * rank_part if combine == "product" else max(joker_part, rank_part)
 
 
