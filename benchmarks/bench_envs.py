@@ -77,7 +77,7 @@ def pettingzoo_rate(rules: ddz.Rules, actions: int = 2000, seed: int = 2026, rep
             if term or trunc:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"].view(np.bool_))  # numpy reads a bool mask ~9x faster
+            legal = obs["action_mask"].view(np.bool_).nonzero()[0]  # numpy reads a bool mask ~9x faster
             env.step(int(legal[int(rng.integers(len(legal)))]))
             done += 1
 

@@ -362,6 +362,8 @@ void register_physical(py::module_& m) {
       .def("count", [](const PhysicalObj& P, IntArg seat) { return id_count(P.h.held[seat_of(P, seat)]); },
            py::arg("seat"))
       .def_property_readonly("kitty", [](const PhysicalObj& P) { return id_list(P.h.kitty); })
+      .def_property_readonly("kitty_cards", [](const PhysicalObj& P) { return CardsObj{counts_of_ids(P.h.kitty), P.h.decks}; },
+                             "The kitty by rank.")
       .def_property_readonly("aside", [](const PhysicalObj& P) { return id_list(P.h.aside); })
       .def("take_kitty", [](PhysicalObj& P, IntArg seat) { P.h.take_kitty(seat_of(P, seat)); }, py::arg("seat"),
            "The kitty joins the seat's hand (the kitty list stays, as the record of what it held).")

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from . import scoring
-from .cards import ranks_of
 from .game import Game, Transitions, register_variant
 from .scoring import GameResult, kitty_factor
 
@@ -96,7 +95,7 @@ class ClassicGame(Game):
         self._seat = seat
 
     def _reveal_kitty(self) -> None:
-        self._kitty_f = kitty_factor(ranks_of(self._hands.kitty), self._rules.options["classic_kitty_combine"])
+        self._kitty_f = kitty_factor(self._hands.kitty_cards, self._rules.options["classic_kitty_combine"])
         self._take_kitty()
 
     # ---- the score ----

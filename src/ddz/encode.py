@@ -166,9 +166,11 @@ def _game_row(g: Any, seat: int, out: Optional[npt.NDArray[np.int8]]) -> npt.NDA
     for s in shown_seats:
         if s != seat:
             mask |= 1 << s
+    cached = g._encoder_cache  # (factors, their codes): the factors dict is kept while it holds
+    if cached is None or cached[0] is not factors:
+        cached = g._encoder_cache = (factors, _factor_codes(variant, factors))
     return _core._compact_game(g.rules, len(index), ps, words, -1 if to_act is None else to_act,
-                               -1 if landlord is None else landlord, seat, mask, kitty,
-                               _factor_codes(variant, factors), steps, out)
+                               -1 if landlord is None else landlord, seat, mask, kitty, cached[1], steps, out)
 
 
 def _seat(seat: Any, n: int) -> int:

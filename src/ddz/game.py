@@ -201,6 +201,7 @@ class Game(TablePolicy):
         self._kitty_word: Optional[int] = None
         self._factors_key: Optional[Tuple[Any, ...]] = None
         self._factors_cache: Dict[str, Any] = {}
+        self._encoder_cache: Optional[Tuple[Any, ...]] = None  # ddz.encode's, keyed by the factors dict
         self._begin_bidding(d)
 
     def _redeal(self) -> None:
@@ -302,7 +303,7 @@ class Game(TablePolicy):
     @property
     def kitty(self) -> Optional[Cards]:
         """The kitty (server view); None before the deal (TWOP's PRE_DEAL)."""
-        return Cards(ranks_of(self._hands.kitty), decks=self._decks) if self._dealt() else None
+        return self._hands.kitty_cards if self._dealt() else None
 
     @property
     def bomb_limits(self) -> Optional[List[Optional[int]]]:
@@ -541,7 +542,7 @@ class Game(TablePolicy):
             kitty = 0
         else:
             if self._kitty_word is None:  # the kitty does not change once revealed
-                self._kitty_word = Cards(ranks_of(self._hands.kitty), decks=self._decks).word
+                self._kitty_word = self._hands.kitty_cards.word
             kitty = self._kitty_word
         return (self._ps, words, self.current_seat, self._landlord, self._visible_seats(), kitty,
                 self._factors_now(), self._decisions)

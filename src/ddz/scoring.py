@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._core import Cards, Kind, PlayState
 
@@ -73,9 +73,10 @@ class PlaySummary:
 NO_PLAY = PlaySummary(None, None, False, False, {}, (), 0)
 
 
-def kitty_factor(kitty: str, combine: str = "product") -> int:
-    """CLASSIC3 kitty factor (docs/rules.md §6, A15): joker part × rank part (or the larger)."""
-    word = Cards(kitty).word  # 4 bits of count per rank, 3 .. 2 then B, R
+def kitty_factor(kitty: Union[str, Cards], combine: str = "product") -> int:
+    """CLASSIC3 kitty factor (docs/rules.md §6, A15) of the three kitty cards (a str or
+    Cards): joker part × rank part (or the larger)."""
+    word = (kitty if isinstance(kitty, Cards) else Cards(kitty)).word  # 4 bits a rank: 3 .. 2, B, R
     counts = [(word >> (4 * r)) & 15 for r in range(15)]
     jokers = counts[13] + counts[14]
     joker_part = 4 if jokers == 2 else 2 if jokers == 1 else 1
