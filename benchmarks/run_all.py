@@ -34,7 +34,7 @@ def main(argv=None) -> None:
     chosen = [w for w in W.WORKLOADS if w.name in names or any(c.vs == w.name for c in chosen)]
     print(f"ddz {ddz.__version__}, dispatch level {ddz.dispatch_level()}, best of {args.repeat}, scale {args.scale}")
     results = W.measure(chosen, args.repeat, args.scale)
-    head = f"{'workload':38s} {'rules':18s} {'hands':>6s} {'rate':>14s} {'unit':8s} {'plays':>6s} {'ns/move':>8s} {'ratio':>7s}  target / what"
+    head = f"{'workload':38s} {'rules':18s} {'cards':>6s} {'rate':>14s} {'unit':8s} {'plays':>6s} {'ns/move':>8s} {'ratio':>7s}  target / what"
     print(head)
     print("-" * len(head))
     for r in results:
