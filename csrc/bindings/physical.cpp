@@ -268,7 +268,7 @@ PyObject* physical_play(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
 
 PyMethodDef physical_methods[] = {
     {"play", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(physical_play)), METH_FASTCALL,
-     "play($self, play_state, action, /)\n--\n\nPlays real cards for the seat to act of `play_state`: an action id, a "
+     "play(self, play_state: ddz.PlayState, action: int | str | ddz.Move | list[int | str]) -> str\n\nPlays real cards for the seat to act of `play_state`: an action id, a "
      "Move or 'PLAY <ranks>' takes the seat's lowest ids of each rank (an id's reading must be the one the state "
      "gives them), 'PLAY 3s 3h' or a list of ids/names names them; 'PASS' (or PASS's id) passes. Applies it to "
      "both and returns the recorded token ('PLAY 3s 3h', 'PASS'). An illegal play raises ddz.IllegalAction and "

@@ -207,15 +207,15 @@ PyGetSetDef ps_getters[] = {
 
 PyMethodDef ps_methods[] = {
     {"legal_actions", ps_legal_actions, METH_NOARGS,
-     "legal_actions($self, /)\n--\n\nlegal_moves() as action ids (Rules.action_space order; PASS is Rules.pass_id)."},
+     "legal_actions(self) -> list[int]\n\nlegal_moves() as action ids (Rules.action_space order; PASS is Rules.pass_id)."},
     {"apply", ps_apply, METH_O,
-     "apply($self, action, /)\n--\n\nPlays a Move, an action id, a str of cards ('33344456', 'PLAY 33344456') or "
+     "apply(self, action: ddz.Move | int | str) -> ddz.Move\n\nPlays a Move, an action id, a str of cards ('33344456', 'PLAY 33344456') or "
      "'PASS' for the seat to act; returns the Move applied. An illegal action raises ddz.IllegalAction and changes "
      "nothing."},
     {"clone", ps_clone, METH_NOARGS,
-     "clone($self, /)\n--\n\nAn independent copy (history included; the history is shared, so a clone costs the "
+     "clone(self) -> ddz.PlayState\n\nAn independent copy (history included; the history is shared, so a clone costs the "
      "same at any point)."},
-    {"__copy__", ps_clone, METH_NOARGS, "__copy__($self, /)\n--\n\nclone()."},
+    {"__copy__", ps_clone, METH_NOARGS, "__copy__(self) -> ddz.PlayState\n\nclone()."},
 };
 
 }  // namespace
