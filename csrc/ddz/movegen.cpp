@@ -89,9 +89,18 @@ void generate_batch(const Rules& r, const Counts* hands, const Interp* const* to
   batch_loop(r, hands, tops, n, out, offsets, scalar::gen_impl);
 }
 
-void count_batch(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, int64_t* offsets) {
+template <class Count1>
+static void count_loop(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, int64_t* offsets,
+                       Count1 count1) {
   offsets[0] = 0;
-  for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + int64_t(count(r, hands[i], tops[i]));
+  for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + int64_t(count1(r, hands[i], tops[i]));
+}
+
+void count_batch(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, int64_t* offsets) {
+#ifdef DDZ_HAVE_FAST
+  if (dispatch_level() == 1) return count_loop(r, hands, tops, n, offsets, fast::count_impl);
+#endif
+  count_loop(r, hands, tops, n, offsets, scalar::count_impl);
 }
 
 /// Nibble 8-bits set where the nibble is >= k (1 <= k <= 8), for any nibble values 0..15: the
