@@ -38,6 +38,7 @@ from typing import Any, Dict, List, Optional
 import websockets
 
 from ddz.server.audit import check_messages, observations, replays
+from ddz.server.protocol import apply_update
 from ddz.server.storage import LEDGERS, open_storage
 
 ROOMS = [("novice", 3), ("score", 2), ("bengbu", 4)]
@@ -91,6 +92,8 @@ class Player:
         await self.ws.send(json.dumps({"type": "join", "room": self.room}))
         seen: List[Dict[str, Any]] = []
         table = seat = token = None
+        o: Optional[Dict[str, Any]] = None  # this seat's observation, rebuilt from the snapshot and deltas
+        last_seq = 0
         sent_at: Optional[float] = None
         sent_len = -1
         acted = -1
@@ -136,9 +139,10 @@ class Player:
             if t == "error" or (t == "illegal" and m["code"] not in ("NOT_YOUR_TURN", "HAND_OVER")):
                 st.problems.append(f"{self.name}: {m}")
                 continue
-            if t != "obs":
+            if t not in ("obs", "delta"):
                 continue
-            o = m["obs"]
+            o = apply_update(o, m)
+            last_seq = m["seq"]
             if sent_at is not None and len(o["history"]) > sent_len:
                 st.latencies.append(time.perf_counter() - sent_at)
                 sent_at = None
@@ -156,10 +160,12 @@ class Player:
                 await self.ws.close()
                 await asyncio.sleep(rng.uniform(0.05, a.grace * 0.5))
                 w = await self.connect()
-                if "table" not in w:  # the hand ended meanwhile: its result is not resent
+                if "table" not in w:  # the hand ended and its result was given back longer than --grace ago
                     self.left(table)
                     return
-                await self.ws.send(json.dumps({"type": "resume", "table": table, "seat_token": token}))
+                # the hand may have ended meanwhile: resume gives the result then
+                await self.ws.send(json.dumps({"type": "resume", "table": table, "seat_token": token,
+                                               "since": last_seq}))
                 acted = -1
                 continue
             sent_at, sent_len = time.perf_counter(), len(o["history"])
