@@ -104,8 +104,11 @@ class RateLimiter:
         return False
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # made once: json.dumps with options makes one a call
+
+
 def dumps(msg: Dict[str, Any]) -> str:
-    return json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(msg)
 
 
 def error(code: str, message: str, ref: Optional[str] = None) -> Dict[str, Any]:
