@@ -36,7 +36,7 @@ import tempfile
 import time
 import urllib.request
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import websockets
 
@@ -277,11 +277,12 @@ def _client_process(port: int, a: argparse.Namespace, index: int, procs: int) ->
     return asyncio.run(run_clients(port, a, index, procs))
 
 
-def _cpu_seconds(pid: int) -> float:
-    """A process's user + system CPU time so far (Linux /proc)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def _sched_seconds(pid: int) -> Tuple[float, float]:
+    """A process's time on a CPU and time runnable but waiting for one, so far (Linux
+    /proc/PID/schedstat, main thread): on a shared machine the wait is what other jobs cost it."""
+    with open(f"/proc/{pid}/schedstat") as f:
+        run, wait = f.read().split()[:2]
+    return int(run) / 1e9, int(wait) / 1e9
 
 
 def _live_tables(port: int) -> int:
@@ -290,22 +291,24 @@ def _live_tables(port: int) -> int:
 
 
 async def _watch_server(port: int, pid: int, samples: List[Any]) -> None:
-    """Every second: (wall time, the server's CPU seconds, its live tables)."""
+    """Every second: (wall time, the server's CPU seconds, its seconds waiting for a CPU, its
+    live tables)."""
     while True:
         try:
             tables = await asyncio.to_thread(_live_tables, port)
-            samples.append((time.time(), _cpu_seconds(pid), tables))
+            samples.append((time.time(), *_sched_seconds(pid), tables))
         except (OSError, ValueError):
             pass
         await asyncio.sleep(1.0)
 
 
-def _between(samples: List[Any], t0: float, t1: float) -> Optional[float]:
-    """The server's CPU seconds between wall times t0 and t1 (the nearest samples inside)."""
+def _between(samples: List[Any], t0: float, t1: float, k: int) -> Optional[float]:
+    """Sample field ``k`` (1: CPU seconds, 2: wait seconds) gained between wall times t0 and
+    t1 (from the nearest samples inside)."""
     inside = [x for x in samples if t0 <= x[0] <= t1]
     if len(inside) < 2:
         return None
-    return (inside[-1][1] - inside[0][1]) * (t1 - t0) / (inside[-1][0] - inside[0][0])
+    return (inside[-1][k] - inside[0][k]) * (t1 - t0) / (inside[-1][0] - inside[0][0])
 
 
 async def main(a: argparse.Namespace) -> Dict[str, Any]:
@@ -354,20 +357,21 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
         st.to_check += part["to_check"]
     t0, t1 = max(p["play"][0] for p in parts), min(p["play"][1] for p in parts)
     elapsed = t1 - t0
-    server_cpu = _between(samples, t0, t1)
+    server_cpu, server_wait = _between(samples, t0, t1, 1), _between(samples, t0, t1, 2)
     db_audit = await audit_db(db, st)
     lat = sorted(st.latencies)
     q = (lambda f: round(1000 * lat[min(len(lat) - 1, int(f * len(lat)))], 2)) if lat else (lambda f: None)
     return {
         "tables": a.tables, "think_s": a.think, "server_cpu": a.cpu, "client_procs": a.client_procs,
         "seconds": round(elapsed, 1), "connect_seconds": round(max(p["connect_s"] for p in parts), 1),
-        "peak_concurrent_tables": max((x[2] for x in samples), default=0),
+        "peak_concurrent_tables": max((x[3] for x in samples), default=0),
         "hands": len(st.hands), "actions": st.actions, "actions_per_s": round(st.actions / elapsed, 1),
         "latency_ms": {"p50": q(0.5), "p99": q(0.99), "max": round(1000 * lat[-1], 2) if lat else None,
                        "samples": len(lat)},
         # how much of a core each side had while playing: a server short of a core (a shared
         # machine) queues, and its latency shows that, not its own cost
         "server_cpu_share": round(server_cpu / elapsed, 2) if server_cpu is not None else None,
+        "server_wait_share": round(server_wait / elapsed, 2) if server_wait is not None else None,
         "server_cpu_ms_per_action": round(1000 * server_cpu / st.actions, 3) if server_cpu and st.actions else None,
         "client_cpu_share": round(sum(p["cpu_s"] for p in parts) / elapsed, 2),
         "disconnects": st.disconnects, "escapes": st.escapes, "seats_checked_for_leaks": st.checked,
