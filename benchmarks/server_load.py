@@ -140,7 +140,10 @@ class Player:
             # an action that crossed a bot's move, the clock or another seat's escape on the wire is
             # refused with NOT_YOUR_TURN or HAND_OVER: a race, not a fault
             if t == "error" or (t == "illegal" and m["code"] not in ("NOT_YOUR_TURN", "HAND_OVER")):
-                st.problems.append(f"{self.name}: {m}")
+                trail = [(x["type"], x.get("seq"), x.get("from"), len(x.get("events", ())), sorted(x.get("set", ())))
+                         for x in seen[-6:-1]]
+                view = o and (o["phase"], o["current_seat"], len(o["history"]), last_seq)
+                st.problems.append(f"{self.name}: {m}; view (phase, to act, history, seq) {view}; before it {trail}")
                 continue
             if t not in ("obs", "delta"):
                 continue
