@@ -58,6 +58,7 @@ class Stats:
         self.latencies: List[float] = []
         self.actions = 0
         self.hands: Dict[str, Dict[str, Any]] = {}   # table -> result message
+        self.led = 0  # hands seen to their end from seat 0: each table counted in one client process only
         self.problems: List[str] = []
         self.active: Dict[str, int] = {}             # table -> players still in it
         self.disconnects = 0
@@ -128,6 +129,7 @@ class Player:
                 continue
             if t == "result":
                 st.hands[table] = m
+                st.led += seat == 0
                 self.left(table)
                 await self.check(table, seat, seen, m)
                 return
@@ -243,7 +245,7 @@ async def run_clients(port: int, a: argparse.Namespace, index: int = 0, procs: i
             r = random.Random(rng.random())
             if i % procs == index:
                 players.append(Player(port, f"t{i}p{k}", room, a, st, r))
-    hands = -(-a.hands // procs)
+    hands = -(-a.hands // procs)  # counted at seat 0 (st.led), so that the shares add up to --hands
     t0 = time.perf_counter()
     # connect in waves so the server's accept queue is not flooded
     for i in range(0, len(players), 200):
@@ -252,7 +254,7 @@ async def run_clients(port: int, a: argparse.Namespace, index: int = 0, procs: i
     t_play, wall_play, cpu_play = time.perf_counter(), time.time(), time.process_time()
     print(f"clients {index}: connected {len(players)} players in {t_play - t0:.1f} s", file=sys.stderr, flush=True)
     monitor = asyncio.ensure_future(_monitor(players, st))
-    while time.perf_counter() - t_play < a.duration and len(st.hands) < hands and not st.stop:
+    while time.perf_counter() - t_play < a.duration and st.led < hands and not st.stop:
         await asyncio.sleep(0.2)
     st.stop = True
     elapsed = time.perf_counter() - t_play
