@@ -149,6 +149,10 @@ class Player:
                 continue
             if t not in ("obs", "delta"):
                 continue
+            if m["table"] != table or m["seat"] != seat:
+                st.problems.append(f"{self.name}: an update of table {m['table']} seat {m['seat']} "
+                                   f"while at table {table} seat {seat}")
+                continue
             o = apply_update(o, m)
             last_seq = m["seq"]
             if sent_at is not None and len(o["history"]) > sent_len:
