@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import socket
@@ -33,11 +34,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Dict, List, Optional
+import urllib.request
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Dict, List, Optional, Tuple
 
 import websockets
 
 from ddz.server.audit import check_messages, observations, replays
+from ddz.server.protocol import apply_update
 from ddz.server.storage import LEDGERS, open_storage
 
 ROOMS = [("novice", 3), ("score", 2), ("bengbu", 4)]
@@ -54,9 +58,9 @@ class Stats:
         self.latencies: List[float] = []
         self.actions = 0
         self.hands: Dict[str, Dict[str, Any]] = {}   # table -> result message
+        self.led = 0  # hands seen to their end from seat 0: each table counted in one client process only
         self.problems: List[str] = []
         self.active: Dict[str, int] = {}             # table -> players still in it
-        self.peak = 0
         self.disconnects = 0
         self.escapes = 0
         self.checked = 0
@@ -70,6 +74,9 @@ class Player:
         self.port, self.name, self.room, self.args, self.st, self.rng = port, name, room, args, st, rng
         self.token: Optional[str] = None
         self.ws: Any = None
+        self.queued = False       # waiting to be matched (the monitor takes it out of the queue at the end)
+        self.table: Optional[str] = None
+        self.last = time.monotonic()  # when the last message came (the monitor reports a long silence)
 
     async def connect(self) -> Dict[str, Any]:
         self.ws = await websockets.connect(f"ws://127.0.0.1:{self.port}/ws", max_size=1 << 20, open_timeout=60,
@@ -88,40 +95,41 @@ class Player:
 
     async def hand(self) -> None:
         a, st, rng = self.args, self.st, self.rng
+        self.queued, self.table = True, None
         await self.ws.send(json.dumps({"type": "join", "room": self.room}))
         seen: List[Dict[str, Any]] = []
         table = seat = token = None
+        o: Optional[Dict[str, Any]] = None  # this seat's observation, rebuilt from the snapshot and deltas
+        last_seq = 0
         sent_at: Optional[float] = None
         sent_len = -1
         acted = -1
-        silent = 0.0
         while not st.abort:
+            # no timeout here (asyncio.wait_for costs a task per message, which made this process
+            # the bottleneck): the monitor (main) watches for silence, and closes the connections
+            # at the end
             try:
-                m = json.loads(await asyncio.wait_for(self.ws.recv(), 1.0))
-            except asyncio.TimeoutError:
-                silent += 1.0
-                if table is None and st.stop:  # still queued when the run ends: leave the queue
-                    await self.ws.send(json.dumps({"type": "leave_queue"}))
-                    return
-                if silent < 120:
-                    continue
-                st.problems.append(f"{self.name}: no message for 120 s at table {table}")
-                st.stop = True
-                return
+                m = json.loads(await self.ws.recv())
             except websockets.ConnectionClosed:
-                st.problems.append(f"{self.name}: connection lost at table {table}")
-                st.stop = True
+                if not st.abort:
+                    st.problems.append(f"{self.name}: connection lost at table {table}")
+                    st.stop = True
                 return
-            silent = 0.0
+            self.last = time.monotonic()
             seen.append(m)
             t = m["type"]
+            if t == "left_queue" and table is None:  # the run ended while this player waited
+                self.queued = False
+                return
             if t == "matched":
+                self.queued = False
                 table, seat, token = m["table"], m["seat"], m["seat_token"]
+                self.table = table
                 st.active[table] = st.active.get(table, 0) + 1
-                st.peak = max(st.peak, len(st.active))
                 continue
             if t == "result":
                 st.hands[table] = m
+                st.led += seat == 0
                 self.left(table)
                 await self.check(table, seat, seen, m)
                 return
@@ -134,11 +142,19 @@ class Player:
             # an action that crossed a bot's move, the clock or another seat's escape on the wire is
             # refused with NOT_YOUR_TURN or HAND_OVER: a race, not a fault
             if t == "error" or (t == "illegal" and m["code"] not in ("NOT_YOUR_TURN", "HAND_OVER")):
-                st.problems.append(f"{self.name}: {m}")
+                trail = [(x["type"], x.get("seq"), x.get("from"), len(x.get("events", ())), sorted(x.get("set", ())))
+                         for x in seen[-6:-1]]
+                view = o and (o["phase"], o["current_seat"], len(o["history"]), last_seq)
+                st.problems.append(f"{self.name}: {m}; view (phase, to act, history, seq) {view}; before it {trail}")
                 continue
-            if t != "obs":
+            if t not in ("obs", "delta"):
                 continue
-            o = m["obs"]
+            if m["table"] != table or m["seat"] != seat:
+                st.problems.append(f"{self.name}: an update of table {m['table']} seat {m['seat']} "
+                                   f"while at table {table} seat {seat}")
+                continue
+            o = apply_update(o, m)
+            last_seq = m["seq"]
             if sent_at is not None and len(o["history"]) > sent_len:
                 st.latencies.append(time.perf_counter() - sent_at)
                 sent_at = None
@@ -156,10 +172,12 @@ class Player:
                 await self.ws.close()
                 await asyncio.sleep(rng.uniform(0.05, a.grace * 0.5))
                 w = await self.connect()
-                if "table" not in w:  # the hand ended meanwhile: its result is not resent
+                if "table" not in w:  # the hand ended and its result was given back longer than --grace ago
                     self.left(table)
                     return
-                await self.ws.send(json.dumps({"type": "resume", "table": table, "seat_token": token}))
+                # the hand may have ended meanwhile: resume gives the result then
+                await self.ws.send(json.dumps({"type": "resume", "table": table, "seat_token": token,
+                                               "since": last_seq}))
                 acted = -1
                 continue
             sent_at, sent_len = time.perf_counter(), len(o["history"])
@@ -175,7 +193,7 @@ class Player:
     async def check(self, table: str, seat: int, seen: List[Dict[str, Any]], result: Dict[str, Any]) -> None:
         """Every ``check_every``-th hand: keep this seat's messages, checked against the stored
         record once the run is over (checking here would slow the clients and the figures)."""
-        if hash(table) % self.args.check_every == 0:
+        if int(table, 16) % self.args.check_every == 0:  # the same choice in every client process
             self.st.to_check.append((table, seat, seen, result))
 
 
@@ -219,6 +237,89 @@ async def audit_db(db: str, st: Stats) -> Dict[str, Any]:
         await s.close()
 
 
+async def run_clients(port: int, a: argparse.Namespace, index: int = 0, procs: int = 1) -> Dict[str, Any]:
+    """This process's share of the players (every ``procs``-th table from ``index``): connect,
+    play until ``--duration`` or this share of ``--hands``, drain, close; what they saw."""
+    st = Stats()
+    rng = random.Random(a.seed)
+    players = []
+    for i in range(a.tables):
+        room, n = ROOMS[i % len(ROOMS)]
+        for k in range(n):
+            r = random.Random(rng.random())
+            if i % procs == index:
+                players.append(Player(port, f"t{i}p{k}", room, a, st, r))
+    hands = -(-a.hands // procs)  # counted at seat 0 (st.led), so that the shares add up to --hands
+    t0 = time.perf_counter()
+    # connect in waves so the server's accept queue is not flooded
+    for i in range(0, len(players), 200):
+        await asyncio.gather(*(p.connect() for p in players[i:i + 200]))
+    tasks = [asyncio.ensure_future(_run(p)) for p in players]
+    t_play, wall_play, cpu_play = time.perf_counter(), time.time(), time.process_time()
+    print(f"clients {index}: connected {len(players)} players in {t_play - t0:.1f} s", file=sys.stderr, flush=True)
+    monitor = asyncio.ensure_future(_monitor(players, st))
+    while time.perf_counter() - t_play < a.duration and st.led < hands and not st.stop:
+        await asyncio.sleep(0.2)
+    st.stop = True
+    elapsed = time.perf_counter() - t_play
+    wall_end, cpu_end = time.time(), time.process_time()
+    print(f"clients {index}: played {elapsed:.1f} s, {len(st.hands)} hands; draining", file=sys.stderr, flush=True)
+    # let the hands in progress finish (bounded), so that nothing stays live
+    end = time.perf_counter() + a.drain
+    quiet = 0
+    while quiet < 3 and time.perf_counter() < end:  # no table for a while: none is about to start
+        await asyncio.sleep(0.5)
+        quiet = 0 if st.active or not all(t.done() for t in tasks) else quiet + 1
+    print(f"clients {index}: drained, {len(st.active)} tables still running", file=sys.stderr, flush=True)
+    st.abort = True  # every client's loop ends when its connection closes
+    monitor.cancel()
+    await asyncio.wait([asyncio.ensure_future(p.ws.close()) for p in players if p.ws is not None], timeout=30)
+    await asyncio.wait(tasks, timeout=10)
+    for t in tasks:
+        t.cancel()
+    return {"latencies": st.latencies, "actions": st.actions, "hands": st.hands, "problems": st.problems,
+            "disconnects": st.disconnects, "escapes": st.escapes, "to_check": st.to_check,
+            "connect_s": t_play - t0, "play": (wall_play, wall_end), "cpu_s": cpu_end - cpu_play}
+
+
+def _client_process(port: int, a: argparse.Namespace, index: int, procs: int) -> Dict[str, Any]:
+    return asyncio.run(run_clients(port, a, index, procs))
+
+
+def _sched_seconds(pid: int) -> Tuple[float, float]:
+    """A process's time on a CPU and time runnable but waiting for one, so far (Linux
+    /proc/PID/schedstat, main thread): on a shared machine the wait is what other jobs cost it."""
+    with open(f"/proc/{pid}/schedstat") as f:
+        run, wait = f.read().split()[:2]
+    return int(run) / 1e9, int(wait) / 1e9
+
+
+def _live_tables(port: int) -> int:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=5) as r:
+        return int(json.loads(r.read())["tables"])
+
+
+async def _watch_server(port: int, pid: int, samples: List[Any]) -> None:
+    """Every second: (wall time, the server's CPU seconds, its seconds waiting for a CPU, its
+    live tables)."""
+    while True:
+        try:
+            tables = await asyncio.to_thread(_live_tables, port)
+            samples.append((time.time(), *_sched_seconds(pid), tables))
+        except (OSError, ValueError):
+            pass
+        await asyncio.sleep(1.0)
+
+
+def _between(samples: List[Any], t0: float, t1: float, k: int) -> Optional[float]:
+    """Sample field ``k`` (1: CPU seconds, 2: wait seconds) gained between wall times t0 and
+    t1 (from the nearest samples inside)."""
+    inside = [x for x in samples if t0 <= x[0] <= t1]
+    if len(inside) < 2:
+        return None
+    return (inside[-1][k] - inside[0][k]) * (t1 - t0) / (inside[-1][0] - inside[0][0])
+
+
 async def main(a: argparse.Namespace) -> Dict[str, Any]:
     port = a.port or _free_port()
     tmp = tempfile.mkdtemp(prefix="ddz-load-")
@@ -231,6 +332,7 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
         cmd = ["taskset", "-c", str(a.cpu)] + cmd
     log = open(os.path.join(tmp, "server.log"), "w")
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    samples: List[Any] = []
     try:
         for _ in range(200):
             try:
@@ -238,56 +340,69 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
                     break
             except OSError:
                 await asyncio.sleep(0.1)
-        st = Stats()
-        rng = random.Random(a.seed)
-        players = []
-        for i in range(a.tables):
-            room, n = ROOMS[i % len(ROOMS)]
-            for k in range(n):
-                players.append(Player(port, f"t{i}p{k}", room, a, st, random.Random(rng.random())))
-        t0 = time.perf_counter()
-        # connect in waves so the server's accept queue is not flooded
-        for i in range(0, len(players), 200):
-            await asyncio.gather(*(p.connect() for p in players[i:i + 200]))
-        tasks = [asyncio.ensure_future(_run(p)) for p in players]
-        t_play = time.perf_counter()
-        print(f"connected {len(players)} players in {t_play - t0:.1f} s", file=sys.stderr, flush=True)
-        while time.perf_counter() - t_play < a.duration and len(st.hands) < a.hands and not st.stop:
-            await asyncio.sleep(0.2)
-        st.stop = True
-        elapsed = time.perf_counter() - t_play
-        print(f"played {elapsed:.1f} s, {len(st.hands)} hands; draining", file=sys.stderr, flush=True)
-        # let the hands in progress finish (bounded), so that nothing stays live
-        end = time.perf_counter() + a.drain
-        quiet = 0
-        while quiet < 3 and time.perf_counter() < end:  # no table for a while: none is about to start
-            await asyncio.sleep(0.5)
-            quiet = 0 if st.active or not all(t.done() for t in tasks) else quiet + 1
-        print(f"drained: {len(st.active)} tables still running", file=sys.stderr, flush=True)
-        st.abort = True  # every client leaves its loop within a second (a cancel can be lost in wait_for)
-        await asyncio.wait(tasks, timeout=10)
-        for t in tasks:
-            t.cancel()
-        await asyncio.wait([asyncio.ensure_future(p.ws.close()) for p in players if p.ws is not None], timeout=30)
+        watch = asyncio.ensure_future(_watch_server(port, proc.pid, samples))
+        if a.client_procs == 1:
+            parts = [await run_clients(port, a)]
+        else:  # the clients in several processes of their own (spawned: no event loop inherited)
+            loop = asyncio.get_running_loop()
+            with ProcessPoolExecutor(a.client_procs, mp_context=multiprocessing.get_context("spawn")) as pool:
+                parts = list(await asyncio.gather(*(loop.run_in_executor(pool, _client_process, port, a, i,
+                                                                         a.client_procs)
+                                                    for i in range(a.client_procs))))
+        watch.cancel()
         print("clients closed", file=sys.stderr, flush=True)
     finally:
         proc.terminate()
         proc.wait(30)
         log.close()
+    st = Stats()
+    for part in parts:
+        st.latencies += part["latencies"]
+        st.actions += part["actions"]
+        st.hands.update(part["hands"])
+        st.problems += part["problems"]
+        st.disconnects += part["disconnects"]
+        st.escapes += part["escapes"]
+        st.to_check += part["to_check"]
+    t0, t1 = max(p["play"][0] for p in parts), min(p["play"][1] for p in parts)
+    elapsed = t1 - t0
+    server_cpu, server_wait = _between(samples, t0, t1, 1), _between(samples, t0, t1, 2)
     db_audit = await audit_db(db, st)
     lat = sorted(st.latencies)
     q = (lambda f: round(1000 * lat[min(len(lat) - 1, int(f * len(lat)))], 2)) if lat else (lambda f: None)
     return {
-        "tables": a.tables, "think_s": a.think, "server_cpu": a.cpu, "seconds": round(elapsed, 1),
-        "connect_seconds": round(t_play - t0, 1), "peak_concurrent_tables": st.peak,
+        "tables": a.tables, "think_s": a.think, "server_cpu": a.cpu, "client_procs": a.client_procs,
+        "seconds": round(elapsed, 1), "connect_seconds": round(max(p["connect_s"] for p in parts), 1),
+        "peak_concurrent_tables": max((x[3] for x in samples), default=0),
         "hands": len(st.hands), "actions": st.actions, "actions_per_s": round(st.actions / elapsed, 1),
         "latency_ms": {"p50": q(0.5), "p99": q(0.99), "max": round(1000 * lat[-1], 2) if lat else None,
                        "samples": len(lat)},
+        # how much of a core each side had while playing: a server short of a core (a shared
+        # machine) queues, and its latency shows that, not its own cost
+        "server_cpu_share": round(server_cpu / elapsed, 2) if server_cpu is not None else None,
+        "server_wait_share": round(server_wait / elapsed, 2) if server_wait is not None else None,
+        "server_cpu_ms_per_action": round(1000 * server_cpu / st.actions, 3) if server_cpu and st.actions else None,
+        "client_cpu_share": round(sum(p["cpu_s"] for p in parts) / elapsed, 2),
         "disconnects": st.disconnects, "escapes": st.escapes, "seats_checked_for_leaks": st.checked,
         "problems": st.problems[:20], "problem_count": len(st.problems), "db": db_audit,
         "ok": not st.problems and db_audit["records_not_replaying"] == 0
         and all(db_audit[ledger]["conserved"] for ledger in LEDGERS),
     }
+
+
+async def _monitor(players: List[Player], st: Stats) -> None:
+    """Once a second: players still queued when the run stops leave the queue; a player at
+    a table that has heard nothing for 120 s is a fault (the server hangs or lost it)."""
+    while True:
+        await asyncio.sleep(1.0)
+        now = time.monotonic()
+        for p in players:
+            if p.queued and st.stop:
+                p.queued = False
+                asyncio.ensure_future(p.ws.send(json.dumps({"type": "leave_queue"})))
+            elif p.table is not None and p.table in st.active and now - p.last > 120 and not st.stop:
+                st.problems.append(f"{p.name}: no message for 120 s at table {p.table}")
+                st.stop = True
 
 
 async def _run(p: Player) -> None:
@@ -296,6 +411,9 @@ async def _run(p: Player) -> None:
             await p.hand()
     except asyncio.CancelledError:
         raise
+    except websockets.ConnectionClosed:
+        if not p.st.abort:  # closed by the end of the run: not a fault
+            p.st.problems.append(f"{p.name}: connection lost")
     except Exception as e:  # a client crash is a finding, not a reason to hang
         p.st.problems.append(f"{p.name}: {type(e).__name__}: {e}")
 
@@ -313,6 +431,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     ap.add_argument("--check-every", type=int, default=1, help="check every k-th hand's messages for leaks")
     ap.add_argument("--drain", type=float, default=60, help="seconds to let running hands finish at the end")
     ap.add_argument("--cpu", type=int, default=None, help="pin the server process to this core (taskset)")
+    ap.add_argument("--client-procs", type=int, default=1, dest="client_procs",
+                    help="run the clients in this many processes (each its share of the tables)")
     ap.add_argument("--db", default=None, help="database URL (default: a new SQLite file)")
     ap.add_argument("--port", type=int, default=None)
     ap.add_argument("--seed", type=int, default=1)

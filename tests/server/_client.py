@@ -1,5 +1,6 @@
 """Test helpers: a server on a free loopback port in the test's event loop, and a protocol
-client over a real WebSocket connection that keeps every message it receives."""
+client over a real WebSocket connection that keeps every message it receives and rebuilds
+each seat's observation from the snapshots and deltas (protocol version 2)."""
 from __future__ import annotations
 
 import asyncio
@@ -10,6 +11,7 @@ from typing import Any, AsyncIterator, Dict, List, Optional
 import websockets
 
 from ddz.server import Server, ServerConfig
+from ddz.server.protocol import PROTOCOL_VERSION, apply_update
 
 
 @contextlib.asynccontextmanager
@@ -24,12 +26,20 @@ async def running(db: str, **config: Any) -> AsyncIterator[Server]:
 
 
 class Client:
-    """A protocol client: ``send`` a message, ``expect`` the next message of some type."""
+    """A protocol client: ``send`` a message, ``expect`` the next message of some type.
 
-    def __init__(self, ws: Any) -> None:
+    ``raw`` keeps every message as it came (what the audit checks); ``seen`` and the inbox
+    hold them as the client understands them: a ``delta`` becomes an ``obs`` message with
+    the whole observation rebuilt (``"delta": True``) and the newest ``table_info``."""
+
+    def __init__(self, ws: Any, version: int = PROTOCOL_VERSION) -> None:
         self.ws = ws
+        self.version = version
         self.inbox: List[Dict[str, Any]] = []   # received, not yet expected
-        self.seen: List[Dict[str, Any]] = []    # everything received
+        self.seen: List[Dict[str, Any]] = []    # everything received, deltas applied
+        self.raw: List[Dict[str, Any]] = []     # everything received, as sent
+        self.views: Dict[Any, Dict[str, Any]] = {}   # (table, seat) -> the observation so far
+        self.infos: Dict[Any, Dict[str, Any]] = {}   # (table, seat) -> the newest table_info
         self.table: Optional[str] = None
         self.seat: Optional[int] = None
         self.seat_token: Optional[str] = None
@@ -45,6 +55,15 @@ class Client:
 
     async def _recv(self, timeout: float) -> Dict[str, Any]:
         m = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        self.raw.append(m)
+        if m["type"] in ("obs", "delta"):
+            key = (m["table"], m["seat"])
+            view = self.views[key] = apply_update(self.views.get(key), m)
+            if "table_info" in m:
+                self.infos[key] = m["table_info"]
+            m = {"type": "obs", "table": m["table"], "seq": m["seq"], "seat": m["seat"],
+                 "obs": dict(view, history=list(view["history"])), "deadline": m["deadline"], "now": m["now"],
+                 "table_info": self.infos[key], "delta": m["type"] == "delta"}
         self.seen.append(m)
         if m["type"] == "matched":
             self.table, self.seat, self.seat_token = m["table"], m["seat"], m["seat_token"]
@@ -75,7 +94,7 @@ class Client:
         return obs[-1]
 
     async def hello(self, name: str, token: Optional[str] = None) -> Dict[str, Any]:
-        msg: Dict[str, Any] = {"type": "hello", "name": name, "v": 1}
+        msg: Dict[str, Any] = {"type": "hello", "name": name, "v": self.version}
         if token:
             msg["token"] = token
         await self.send(msg)

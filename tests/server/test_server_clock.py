@@ -77,7 +77,7 @@ def test_timeout_in_every_phase(tmp_path, room, n):
             first = {"novice": "CALL", "score": "PRE_DEAL", "bengbu": "BID"}[room]
             assert {first, "PLAY"} <= set(waited), waited
             for c in cs:
-                assert check_messages(rec, c.seat, c.seen, c.table) == []
+                assert check_messages(rec, c.seat, c.raw, c.table) == []
                 await c.close()
     run(main())
 
@@ -113,7 +113,7 @@ def test_disconnect_and_reconnect_in_every_phase(tmp_path, room, n):
                     o = m["obs"]
                     if o["phase"] not in phases and o["phase"] != "OVER":
                         phases.add(o["phase"])
-                        all_zero.extend(zero.seen)
+                        all_zero.extend(zero.raw)
                         await zero.close()
                         await asyncio.sleep(0.05)
                         token = zero.token
@@ -135,7 +135,7 @@ def test_disconnect_and_reconnect_in_every_phase(tmp_path, room, n):
                         await zero.act(eager(o["legal_actions"]))
 
             r0, rest = await asyncio.gather(seat_zero(), play_out(others, timeout=60))
-            all_zero.extend(zero.seen)
+            all_zero.extend(zero.raw)
             assert len(drops) >= 2
             assert any(0 in m["obs"]["bots"] for c in others for m in c.seen if m["type"] == "obs")
             assert rest[0]["result"]["kind"] in ("normal", "special")

@@ -1,6 +1,8 @@
 """Two ``ddz serve --cluster`` processes on loopback sharing one PostgreSQL database: one
 queue, one matchmaker at a time (an advisory lock; the other takes over when it dies), a
-table in one process and its other player redirected there, balances and records shared."""
+table in one process and its players connected to the other redirected there, balances and
+records shared; a hand of each variant (TWOP, CLASSIC3 through ddz.Matchmaker, BENGBU4) at
+once, their players spread over both processes."""
 from __future__ import annotations
 
 import asyncio
@@ -17,6 +19,7 @@ import pytest
 pytest.importorskip("websockets")
 pytest.importorskip("asyncpg")
 
+from ddz.server.audit import replays  # noqa: E402
 from ddz.server.storage import open_storage  # noqa: E402
 
 from _client import Client, play_out  # noqa: E402
@@ -58,6 +61,7 @@ async def _seat(c, port_of_url):
     while True:
         m = await c._recv(20)
         if m["type"] == "matched":
+            c.redirected = False
             return c
         if m["type"] == "redirect":
             port = int(m["url"].rsplit(":", 1)[1].split("/")[0])
@@ -69,6 +73,7 @@ async def _seat(c, port_of_url):
             c2.table, c2.seat, c2.seat_token = m["table"], w["table"]["seat"], w["table"]["seat_token"]
             await c2.send({"type": "resume", "table": c2.table, "seat_token": c2.seat_token})
             await c2.expect("obs")
+            c2.redirected = True
             return c2
 
 
@@ -84,30 +89,44 @@ def test_two_processes_share_queue_matchmaker_and_coins(pg_url, tmp_path):
             time.sleep(0.2)
         assert sum(leaders) == 1, leaders  # exactly one matchmaker
 
-        async def hand(names_ports):
+        async def hand(names_ports, room):
             cs = [await _login(port, name) for name, port in names_ports]
             for c in cs:
-                await c.send({"type": "join", "room": "score"})
+                await c.send({"type": "join", "room": room})
                 await c.expect("queued")
             cs = [await _seat(c, ports) for c in cs]
-            assert len({c.table for c in cs}) == 1 and sorted(c.seat for c in cs) == [0, 1]
+            # the table lives in one process; the players connected to the other were redirected there
+            host = {c.ws.remote_address[1] for c in cs}
+            assert len(host) == 1
+            assert [c.redirected for c in cs] == [port not in host for _, port in names_ports]
+            assert len({c.table for c in cs}) == 1 and sorted(c.seat for c in cs) == list(range(len(cs)))
             results = await play_out(cs, timeout=60)
             for c in cs:
                 await c.close()
             return cs, results[0]
 
         async def first():
-            cs, r = await hand([("ann", ports[0]), ("bob", ports[1])])
+            p0, p1 = ports
+            games = await asyncio.gather(
+                hand([("ann", p0), ("bob", p1)], "score"),
+                hand([("cat", p0), ("dan", p1), ("eve", p1)], "novice"),
+                hand([("fay", p1), ("gus", p0), ("hal", p1), ("ivy", p0)], "bengbu"))
             s = open_storage(pg_url)
             await s.open()
             try:
-                row = await s.hand(cs[0].table)
-                assert row.status == "done" and sorted(row.players) == ["ann", "bob"]
-                for c in cs:
-                    assert (await s.balances(c.name))["twop_score"] == r["settlement"]["changes"][c.seat]
+                for (cs, r), variant in zip(games, ("two_player", "classic", "bengbu")):
+                    row = await s.hand(cs[0].table)
+                    assert row.status == "done" and sorted(row.players) == sorted(c.name for c in cs)
+                    assert row.variant == variant and replays(row.record, r["result"])
+                    grant = 10_000 if r["ledger"] == "coins" else 0
+                    for c in cs:
+                        assert (await s.balances(c.name))[r["ledger"]] == grant + r["settlement"]["changes"][c.seat]
+                for ledger in ("coins", "twop_score", "bengbu"):
+                    t = await s.totals(ledger)
+                    assert t["balances"] + t["rake"] - t["house"] == t["granted"]
             finally:
                 await s.close()
-        asyncio.run(asyncio.wait_for(first(), 90))
+        asyncio.run(asyncio.wait_for(first(), 120))
 
         # the matchmaker dies: the other process takes the lock over and matches
         lead = leaders.index(True)
@@ -120,7 +139,7 @@ def test_two_processes_share_queue_matchmaker_and_coins(pg_url, tmp_path):
         assert _status(other)["matchmaker"]
 
         async def second():
-            _, r = await hand([("cat", other), ("dan", other)])
+            _, r = await hand([("jon", other), ("kim", other)], "score")
             assert r["result"]["kind"] == "normal"
         asyncio.run(asyncio.wait_for(second(), 90))
     finally:

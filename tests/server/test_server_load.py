@@ -40,5 +40,5 @@ def test_short_load_run_keeps_every_invariant():
 def test_soak_10000_hands():
     """The soak of issue #14: 10,000 hands, no coin created or lost, no hidden card leaked."""
     rc, out = _run("--tables", "100", "--hands", "10000", "--think", "0", "0.01", "--duration", "3600",
-                   "--check-every", "50", "--grace", "2", "--bot-delay", "0.02", timeout=4000)
+                   "--check-every", "50", "--grace", "2", "--bot-delay", "0.02", "--client-procs", "2", timeout=4000)
     assert rc == 0 and out["ok"] and out["hands"] >= 10000

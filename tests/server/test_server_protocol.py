@@ -14,7 +14,9 @@ pytest.importorskip("websockets")
 
 from ddz.cli import main as cli_main  # noqa: E402
 from ddz.record import read_game  # noqa: E402
+from ddz.server import table as table_module  # noqa: E402
 from ddz.server.audit import check_messages, observations, replays  # noqa: E402
+from ddz.server.protocol import ProtocolError, apply_update  # noqa: E402
 
 from _client import Client, play_out, running, seated  # noqa: E402
 
@@ -86,15 +88,22 @@ def test_whole_hand_matched_players(tmp_path, room, names):
                 obs = [m for m in c.seen if m["type"] == "obs"]
                 assert [m["seq"] for m in obs] == sorted(m["seq"] for m in obs)
                 assert obs[-1]["obs"]["phase"] == "OVER"
-                assert check_messages(record, c.seat, c.seen, tid, views) == []
+                assert check_messages(record, c.seat, c.raw, tid, views) == []
                 assert all(m["obs"]["cards"] == [] or m["seat"] == c.seat for m in obs)
             await spec.expect("result", timeout=5)
             pub = [m for m in spec.seen if m["type"] == "obs"]
             assert pub and all(m["seat"] is None and m["obs"]["cards"] == [] and m["obs"]["legal_actions"] == []
                                for m in pub)
-            assert check_messages(record, None, spec.seen, tid, views) == []
+            assert check_messages(record, None, spec.raw, tid, views) == []
             seqs = sorted({m["seq"] for c in cs for m in c.seen if m["type"] == "obs"})
             assert seqs == list(range(seqs[0], seqs[-1] + 1))
+            # protocol v2: one snapshot, then deltas that never resend a history entry
+            for c in cs + [spec]:
+                ups = [m for m in c.raw if m["type"] in ("obs", "delta")]
+                assert ups[0]["type"] == "obs" and all(m["type"] == "delta" for m in ups[1:])
+                assert len(ups[0]["obs"]["history"]) + sum(len(m["events"]) for m in ups[1:]) \
+                    == len(read_game(record).history)
+                assert all("history" not in m["set"] for m in ups[1:])
             for c in cs + [spec, outsider]:
                 await c.close()
     run(main())
@@ -109,7 +118,7 @@ def test_accounts_tokens_and_lobby_messages(tmp_path):
             await a.send({"type": "join", "room": "novice"})
             assert (await a.expect("error"))["code"] == "no_account"
             w = await a.hello("ann")
-            assert w["v"] == 1 and w["balances"] == {"coins": 777, "twop_score": 0, "bengbu": 0}
+            assert w["v"] == 2 and w["balances"] == {"coins": 777, "twop_score": 0, "bengbu": 0}
             assert {r["name"] for r in w["rooms"]} >= {"novice", "score", "bengbu"} and len(w["token"]) > 20
             b = await Client.connect(srv.port)
             await b.send({"type": "hello", "name": "ann"})
@@ -287,4 +296,147 @@ def test_classic_matchmaking_stages(tmp_path):
             assert 0.55 <= waited < 1.2, waited
             for c in cs:
                 await c.close()
+    run(main())
+
+
+def test_version_1_clients_get_whole_observations(tmp_path):
+    """A client that says ``"v": 1`` in hello gets what version 1 promised: a whole
+    observation (``obs``) after every event, never a delta; an unknown version is refused."""
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3")) as srv:
+            c = await Client.connect(srv.port)
+            await c.send({"type": "hello", "name": "ann", "v": 9})
+            e = await c.expect("error")
+            assert e["code"] == "bad_version" and "1, 2" in e["message"]
+            old = Client(c.ws, version=1)
+            await old.hello("ann")
+            await old.send({"type": "join", "room": "score", "bots": True})
+            await old.expect("matched")
+            r = await play_out([old])
+            ups = [m for m in old.raw if m["type"] in ("obs", "delta")]
+            assert len(ups) > 5 and all(m["type"] == "obs" for m in ups)
+            rec = (await srv.storage.hand(old.table)).record
+            assert check_messages(rec, old.seat, old.raw, old.table) == []
+            assert replays(rec, r[0]["result"])
+            await old.close()
+    run(main())
+
+
+def test_apply_update_refuses_a_delta_that_does_not_fit():
+    """``apply_update`` (the clients' and the audit's) needs a snapshot first and a delta
+    that starts within the history held."""
+    snap = {"type": "obs", "table": "t", "seq": 1, "seat": 0, "obs": {"history": [[0, "CALL"]], "phase": "CALL"}}
+    view = apply_update(None, snap)
+    delta = {"type": "delta", "table": "t", "seq": 2, "seat": 0, "from": 1, "events": [[1, "NO_ROB"]],
+             "set": {"phase": "PLAY"}}
+    assert apply_update(view, delta) == {"history": [[0, "CALL"], [1, "NO_ROB"]], "phase": "PLAY"}
+    assert snap["obs"]["history"] == [[0, "CALL"]]  # the snapshot message is not changed
+    with pytest.raises(ProtocolError, match="no snapshot") as e:
+        apply_update(None, delta)
+    assert e.value.code == "bad_delta"
+    with pytest.raises(ProtocolError, match="from history entry 5"):
+        apply_update(view, dict(delta, **{"from": 5}))
+
+
+def test_resume_honors_since(tmp_path, monkeypatch):
+    """``resume`` with ``since`` (the last seq the client saw) gets a delta with the history
+    entries after that event and every other field; without ``since``, with one the table
+    never had, or with one older than the table keeps (SINCE_WINDOW events), a snapshot. Each
+    rebuilt view equals the engine's observation at that step."""
+    monkeypatch.setattr(table_module, "SINCE_WINDOW", 6)
+
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3"), bot_delay_s=30) as srv:
+            a, b = await seated(srv.port, ["ann", "bob"], "score")
+            for _ in range(8):  # some events
+                o = await a.latest_obs(0.1)
+                mover = next(c for c in (a, b) if c.seat == o["obs"]["current_seat"])
+                mine = await mover.latest_obs(0.05)
+                await mover.act(mine["obs"]["legal_actions"][0])
+            now = await a.latest_obs(0.2)
+            ups = [m for m in a.raw if m["type"] in ("obs", "delta")]
+            old = ups[-3]  # two events back
+            tid, seat = a.table, a.seat
+            hist_then = len(next(m for m in a.seen if m["type"] == "obs" and m["seq"] == old["seq"])["obs"]["history"])
+
+            async def resume(since=None):
+                c = Client(a.ws)
+                c.views = {(tid, seat): dict(v, history=list(v["history"])) for (t, s), v in a.views.items()
+                           if (t, s) == (tid, seat) and since is not None}
+                c.infos = dict(a.infos)
+                msg = {"type": "resume", "table": tid, "seat_token": a.seat_token}
+                if since is not None:
+                    msg["since"] = since
+                await c.send(msg)
+                await c._recv(5)
+                return c
+
+            c = await resume(old["seq"])
+            d = c.raw[-1]
+            assert d["type"] == "delta" and d["seq"] == now["seq"] and d["from"] == hist_then
+            assert len(d["events"]) == len(now["obs"]["history"]) - hist_then > 0
+            assert set(d["set"]) == set(now["obs"]) - {"history"} and "table_info" in d
+            assert c.seen[-1]["obs"] == now["obs"]
+            for since in (None, 0, now["seq"] + 5, now["seq"] - 6):
+                c = await resume(since)
+                assert c.raw[-1]["type"] == "obs" and c.raw[-1]["obs"] == now["obs"], since
+            c = await resume(now["seq"])  # up to date: a delta with no event
+            assert c.raw[-1]["type"] == "delta" and c.raw[-1]["events"] == []
+            # the seat plays on with deltas on that base
+            results = await play_out([a, b], timeout=60)
+            rec = (await srv.storage.hand(tid)).record
+            assert check_messages(rec, seat, a.raw, tid) == []
+            assert replays(rec, results[0]["result"])
+            for x in (a, b):
+                await x.close()
+    run(main())
+
+
+def test_resume_after_the_end_gives_the_result(tmp_path):
+    """A player away when the hand ended (a bot played the seat to the end) is offered the
+    table again in ``welcome`` (``over``), and ``resume`` gives the final view and the
+    ``result`` with the settlement that moved the coins, as a seat present at the end got it;
+    with ``since``, the final view comes as a delta."""
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3"), grace_s=30, bot_delay_s=0.0) as srv:
+            for since in (False, True):
+                name = f"ann{int(since)}"
+                c = await Client.connect(srv.port)
+                await c.hello(name)
+                await c.send({"type": "join", "room": "novice", "bots": True})
+                await c.expect("matched")
+                first = await c.expect("obs")
+                tid = c.table
+                await c.close()
+                for _ in range(200):  # the bots finish the hand
+                    await asyncio.sleep(0.05)
+                    if tid in srv.finished:
+                        break
+                assert tid in srv.finished and tid not in srv.tables
+                back = await Client.connect(srv.port)
+                w = await back.hello(name, c.token)
+                assert w["table"]["table"] == tid and w["table"]["over"] is True
+                back.views = {k: dict(v, history=list(v["history"])) for k, v in c.views.items()} if since else {}
+                back.infos = dict(c.infos)
+                back.table, back.seat, back.seat_token = tid, w["table"]["seat"], w["table"]["seat_token"]
+                msg = {"type": "resume", "table": tid, "seat_token": back.seat_token}
+                if since:
+                    msg["since"] = first["seq"]
+                await back.send(msg)
+                r = await back.expect("result", timeout=10)
+                ups = [m for m in back.raw if m["type"] in ("obs", "delta")]
+                assert [m["type"] for m in ups] == ["delta" if since else "obs"]
+                final = next(m for m in back.seen if m["type"] == "obs")
+                assert final["obs"]["phase"] == "OVER" and ups[0]["seq"] == r["seq"]
+                assert r["settlement"]["coins_after"][back.seat] == (await srv.storage.balances(name))["coins"]
+                rec = (await srv.storage.hand(tid)).record
+                assert replays(rec, r["result"])
+                assert check_messages(rec, back.seat, c.raw + back.raw, tid) == []
+                await back.act("PASS")
+                assert (await back.expect("illegal"))["code"] == "HAND_OVER"
+                # told once: the next login does not offer the table again
+                again = await Client.connect(srv.port)
+                assert "table" not in await again.hello(name, c.token)
+                for x in (back, again):
+                    await x.close()
     run(main())

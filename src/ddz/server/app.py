@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Deque, Dict, List, Optional, Set, Tuple
 
-from websockets.asyncio.server import ServerConnection, serve
+from websockets.asyncio.server import ServerConnection, broadcast, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from .. import MATCH_TIERS, ROOMS, Matchmaker, Room
-from .protocol import PROTOCOL_VERSION, ProtocolError, RateLimiter, dumps, error, parse
+from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse
 from .storage import Storage, StorageError, open_storage
 from .table import Table, ledger_of, rules_for
 
@@ -32,7 +32,7 @@ __all__ = ["Server", "ServerConfig", "Session"]
 
 log = logging.getLogger("ddz.server")
 STATIC = Path(__file__).with_name("static")
-_MAX_OUTBOX = 2000  # messages queued for one connection
+_MAX_BUFFERED = 1 << 20  # bytes written to a connection and not yet taken by its peer
 
 
 @dataclass
@@ -68,7 +68,7 @@ class ServerConfig:
 
 
 class Session:
-    """One WebSocket connection: its account (after ``hello``), its seats, its outbox."""
+    """One WebSocket connection: its account (after ``hello``), its seats, its limits."""
 
     def __init__(self, server: "Server", ws: ServerConnection) -> None:
         self.server = server
@@ -76,26 +76,23 @@ class Session:
         self.name: Optional[str] = None
         self.seats: Dict[str, int] = {}          # table id -> seat
         self.watching: Set[str] = set()
+        self.version = PROTOCOL_VERSION          # what hello asked for (1: whole observations, no deltas)
         self.limiter = RateLimiter(server.config.rate, server.config.burst)
-        self.outbox: "asyncio.Queue[str]" = asyncio.Queue()
         self.closed = False
 
     def send(self, msg: Dict[str, Any]) -> None:
+        """Writes ``msg`` to the connection now, in order. Through ``broadcast`` (to this one
+        connection): it writes without a coroutine or a task per message, which ``ws.send``
+        costs and which was a tenth of the server's time; the price is no backpressure, so a
+        peer that leaves too much unread is let go."""
         if self.closed:
             return
-        if self.outbox.qsize() > _MAX_OUTBOX:  # a client that does not read: let it go
+        transport = self.ws.transport
+        if transport is not None and transport.get_write_buffer_size() > _MAX_BUFFERED:
             self.closed = True
             asyncio.get_running_loop().create_task(self.ws.close(1008, "not reading its messages"))
             return
-        self.outbox.put_nowait(dumps(msg))
-
-    async def writer(self) -> None:
-        while True:
-            text = await self.outbox.get()
-            try:
-                await self.ws.send(text)
-            except ConnectionClosed:
-                return
+        broadcast((self.ws,), dumps(msg))
 
 
 class Server:
@@ -107,6 +104,10 @@ class Server:
         self.rooms: Dict[str, Room] = {name: ROOMS[name] for name in self.config.rooms}
         self.tables: Dict[str, Table] = {}
         self.by_player: Dict[str, Table] = {}     # a player sits at one table at a time
+        # tables that have ended, kept for the grace period so that a player away at the end
+        # can resume and get the result; ``missed``: such players -> their table
+        self.finished: Dict[str, Table] = {}
+        self.missed: Dict[str, Table] = {}
         self.queues: Dict[str, Deque[str]] = {r: deque() for r, room in self.rooms.items() if room.variant != "classic"}
         self.matchmakers: Dict[str, Matchmaker] = {
             r: Matchmaker(r, stage2_after_s=self.config.stage2_after_s, stage3_after_s=self.config.stage3_after_s)
@@ -205,7 +206,6 @@ class Server:
     # ---- connections ----
     async def _handle(self, ws: ServerConnection) -> None:
         sess = Session(self, ws)
-        writer = asyncio.get_running_loop().create_task(sess.writer())
         try:
             async for frame in ws:
                 if not sess.limiter.allow():
@@ -221,7 +221,6 @@ class Server:
             pass
         finally:
             sess.closed = True
-            writer.cancel()  # it may wait on a peer that no longer reads; nothing more goes out
             self._gone(sess)
 
     def _gone(self, sess: Session) -> None:
@@ -232,7 +231,7 @@ class Server:
         for tid in sess.watching:
             t = self.tables.get(tid)
             if t is not None:
-                t.spectators.discard(sess)
+                t.forget(sess, None)
         if sess.name is not None and self.sessions.get(sess.name) is sess:
             del self.sessions[sess.name]
             self._unqueue(sess.name)
@@ -255,14 +254,13 @@ class Server:
             t = self.tables.get(msg["table"])
             if t is None:
                 raise ProtocolError("no_table", f"no live table {msg['table'][:40]!r}")
-            t.spectators.add(sess)
             sess.watching.add(t.id)
-            sess.send(t.obs_msg(None))
+            t.watch(sess)
             return
         if kind == "unspectate":
             t = self.tables.get(msg["table"])
             if t is not None:
-                t.spectators.discard(sess)
+                t.forget(sess, None)
             sess.watching.discard(msg["table"])
             sess.send({"type": "unspectated", "table": msg["table"]})
             return
@@ -282,19 +280,21 @@ class Server:
                 if reply is not None:
                     sess.send(reply)
             elif kind == "resume":
-                t.attach(seat, sess)
+                if self.missed.get(sess.name) is t:
+                    del self.missed[sess.name]
+                t.attach(seat, sess, msg.get("since"))
             else:
                 t.escape(seat)
                 sess.send({"type": "left", "table": t.id, "seat": seat})
 
     def _seat_for(self, sess: Session, msg: Dict[str, Any]) -> Tuple[Table, int]:
-        t = self.tables.get(msg["table"])
+        t = self.tables.get(msg["table"]) or self.finished.get(msg["table"])
         if t is None:
             raise ProtocolError("no_table", f"no live table {msg['table'][:40]!r}")
         seat = t.seat_of(msg["seat_token"])
         if seat is None or t.players[seat] != sess.name:
             raise ProtocolError("bad_token", "that seat token is not yours at this table")
-        if t.sessions[seat] is not sess and msg["type"] != "resume":
+        if t.sessions[seat] is not sess and msg["type"] != "resume" and not t.ended:  # an ended hand answers HAND_OVER
             raise ProtocolError("not_seated", "this connection does not hold the seat: send resume first")
         return t, seat
 
@@ -302,6 +302,10 @@ class Server:
         name = msg["name"].strip()
         if sess.name is not None:
             raise ProtocolError("already", f"this connection is already {sess.name!r}")
+        version = msg.get("v", PROTOCOL_VERSION)
+        if version not in VERSIONS:
+            raise ProtocolError("bad_version", f"protocol version {version} is not served: ask for one of "
+                                + ", ".join(map(str, VERSIONS)))
         if not name or len(name) > 24 or name.startswith("~"):
             raise ProtocolError("bad_name", "a name is 1 to 24 characters and does not start with '~'")
         token = msg.get("token")
@@ -315,6 +319,7 @@ class Server:
             raise ProtocolError("bad_token", f"wrong token for {name!r}")
         old = self.sessions.get(name)
         sess.name = name
+        sess.version = version
         self.sessions[name] = sess
         if old is not None and old is not sess:
             old.send(error("replaced", "another connection logged in as this account"))
@@ -325,9 +330,12 @@ class Server:
         if fresh is not None:
             out["token"] = fresh
         t = self.by_player.get(name)
-        if t is not None and not t.ended:
+        if t is None or t.ended:
+            t = self.missed.get(name)
+        if t is not None:
             seat = t.players.index(name)
-            out["table"] = {"table": t.id, "seat": seat, "seat_token": t.tokens[seat], "seq": t.seq}
+            out["table"] = {"table": t.id, "seat": seat, "seat_token": t.tokens[seat], "seq": t.seq,
+                            "over": t.ended}
         sess.send(out)
 
     # ---- queues and matchmaking ----
@@ -437,9 +445,19 @@ class Server:
         self.tables.pop(t.id, None)
         for watcher in list(t.spectators):
             watcher.watching.discard(t.id)
-        for seated in t.sessions:
+        for seat, seated in enumerate(t.sessions):
             if seated is not None:
                 seated.seats.pop(t.id, None)
+            elif seat not in t.robots:  # away at the end: the result waits for a resume
+                self.missed[t.players[seat]] = t
+        self.finished[t.id] = t
+        asyncio.get_running_loop().call_later(self.config.grace_s, self._drop_finished, t)
+
+    def _drop_finished(self, t: Table) -> None:
+        self.finished.pop(t.id, None)
+        for p in t.players:
+            if self.missed.get(p) is t:
+                del self.missed[p]
 
 
 def _response(status: int, body: Any, ctype: str) -> Response:

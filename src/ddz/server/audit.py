@@ -2,9 +2,11 @@
 tests and by benchmarks/server_load.py.
 
 ``observations(record)`` replays the record and gives, after each step, what the engine says
-each seat (and a spectator) may see. ``check_messages`` compares every observation a client
-received with that (so a message showing one card more than ``Game.observation`` allows is
-caught) and scans every other message for card names.
+each seat (and a spectator) may see. ``check_messages`` rebuilds, from the snapshots and
+deltas a client received (``protocol.apply_update``), the observation it holds after each
+of them and compares it with that (so a message showing one card more than
+``Game.observation`` allows is caught: a delta field the engine does not show makes the
+rebuilt view differ), and scans the rest of every message for card names.
 """
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 from .. import Game
 from ..cards import card_name, deck_ids
 from ..record import read_game
+from .protocol import ProtocolError, apply_update
 
 __all__ = ["observations", "check_messages", "replays"]
 
 _IGNORED = ("bots",)  # which seats a bot plays changes with connections, not with the hand
 _OPAQUE = ("seat_token", "token", "table", "record", "players", "name", "message", "action", "hand_id")
+_VIEW = ("obs", "set", "events")  # the parts of an update that make the view, compared whole
 
 
 def _strip(obs: Dict[str, Any]) -> Dict[str, Any]:
@@ -77,27 +81,43 @@ def check_messages(record: str, seat: Optional[int], messages: List[Dict[str, An
                    table: Optional[str] = None,
                    views: Optional[Dict[Tuple[Optional[int], int], Dict[str, Any]]] = None) -> List[str]:
     """Problems with the messages one seat (None: a spectator) received for the hand of
-    ``record``: an observation unlike the engine's for that seat at that point of the hand, a
-    card name in any other message. ``[]`` when all is well."""
+    ``record``, in the order received (several connections one after another are fine: a
+    resumed connection starts with a snapshot or a delta from a point already seen): an
+    update that does not apply, an observation rebuilt from the updates unlike the engine's
+    for that seat at that point of the hand, a card name anywhere else in any message.
+    ``[]`` when all is well."""
     views = views if views is not None else observations(record)
     decks = json.loads(record)["rules"]["variant"] == "bengbu" and 2 or 1
     names = {card_name(c, decks) for c in deck_ids(decks)}
     problems = []
+    view: Optional[Dict[str, Any]] = None
     for m in messages:
         if table is not None and m.get("table") not in (None, table):
             continue
-        if m.get("type") == "obs":
-            o = _strip(m["obs"])
+        kind = m.get("type")
+        if kind in ("obs", "delta"):
+            if m.get("seat") != seat:
+                problems.append(f"seq {m.get('seq')}: an update of seat {m.get('seat')}'s view sent to seat {seat}")
+                continue
+            try:
+                view = apply_update(view, m)
+            except (ProtocolError, KeyError, TypeError) as e:
+                problems.append(f"seq {m.get('seq')}: the {kind} does not apply: {e}")
+                view = None
+                continue
+            o = _normal(_strip(view))
             want = views.get((seat, len(o["history"])))
             if want is None:
                 problems.append(f"seq {m['seq']}: no step of the hand has {len(o['history'])} history entries")
             elif o != want:
                 diff = sorted(k for k in set(o) | set(want) if o.get(k) != want.get(k))
                 problems.append(f"seq {m['seq']}: observation differs from the engine's in {diff}")
+            rest = {k: v for k, v in m.items() if k not in _VIEW}
         else:
-            leaked = sorted(set(_strings(m)) & names)
-            if leaked:
-                problems.append(f"a {m.get('type')} message names cards {leaked[:5]}")
+            rest = m
+        leaked = sorted(set(_strings(rest)) & names)
+        if leaked:
+            problems.append(f"a {kind} message names cards {leaked[:5]}")
     return problems
 
 

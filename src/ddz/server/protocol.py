@@ -1,5 +1,6 @@
-"""The table server's JSON protocol, version 1 (docs/protocol.md): message types, limits and
-the checks every client message passes before it reaches a table.
+"""The table server's JSON protocol, version 2 (docs/protocol.md): message types, limits, the
+checks every client message passes before it reaches a table, and ``apply_update``, which
+rebuilds a seat's observation from the snapshot and the deltas the server pushes.
 
 Every frame is one JSON object with a ``"type"``. A message that fails these checks gets an
 ``error`` reply naming what was wrong; the connection and its tables carry on.
@@ -10,9 +11,11 @@ import json
 import time
 from typing import Any, Dict, Optional
 
-__all__ = ["PROTOCOL_VERSION", "CLIENT_TYPES", "ProtocolError", "RateLimiter", "parse", "error", "dumps"]
+__all__ = ["PROTOCOL_VERSION", "VERSIONS", "CLIENT_TYPES", "ProtocolError", "RateLimiter", "parse", "error",
+           "dumps", "apply_update"]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+VERSIONS = (1, 2)  # what a client may ask for in hello: 1 gets a whole observation after every event
 
 # client message type -> {field: (python type, required)}
 CLIENT_TYPES: Dict[str, Dict[str, Any]] = {
@@ -101,8 +104,11 @@ class RateLimiter:
         return False
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # made once: json.dumps with options makes one a call
+
+
 def dumps(msg: Dict[str, Any]) -> str:
-    return json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(msg)
 
 
 def error(code: str, message: str, ref: Optional[str] = None) -> Dict[str, Any]:
@@ -111,3 +117,28 @@ def error(code: str, message: str, ref: Optional[str] = None) -> Dict[str, Any]:
     if ref is not None:
         out["ref"] = ref
     return out
+
+
+def apply_update(view: Optional[Dict[str, Any]], msg: Dict[str, Any]) -> Dict[str, Any]:
+    """The seat's observation after ``msg``: an ``obs`` message's ``obs`` (a snapshot), or
+    ``view`` (the observation so far) with a ``delta`` applied: the history cut to ``from``
+    entries and extended by ``events``, each field of ``set`` replaced. ``view`` is changed
+    in place (its history list too) and returned; a delta that does not fit the view raises
+    ``ProtocolError`` (code ``bad_delta``): the client should ``resume`` to get a snapshot."""
+    if msg["type"] == "obs":
+        view = dict(msg["obs"])
+        view["history"] = list(view["history"])
+        return view
+    if msg["type"] != "delta":
+        raise ProtocolError("bad_delta", f"a {_short(str(msg['type']))!r} message is not an observation update")
+    if view is None:
+        raise ProtocolError("bad_delta", f"seq {msg['seq']}: a delta with no snapshot before it")
+    hist = view["history"]
+    start = msg["from"]
+    if not 0 <= start <= len(hist):
+        raise ProtocolError("bad_delta", f"seq {msg['seq']}: a delta from history entry {start} "
+                            f"on a view of {len(hist)} entries")
+    del hist[start:]
+    hist.extend(msg["events"])
+    view.update(msg["set"])
+    return view

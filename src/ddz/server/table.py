@@ -6,6 +6,12 @@ with the acting seat, the clock expiry through ``Game.timeout`` (§3.6, A8), an 
 ``Game.escape`` (§4, A9) and the coins through ``ddz.settle``. What the table adds is who may
 act for a seat (its random seat token), when (the deadline, as wall-clock time), and who
 sees what (``Game.observation(seat)`` for a seat, ``observation(None)`` for spectators).
+
+What goes on the wire after an event is a ``delta`` (protocol version 2): for each receiver
+the table remembers what it last sent (the history length and the other fields), and sends
+only the new history entries and the fields that changed. A whole observation (``obs``)
+goes out when a receiver has nothing to build on: its first message, a ``resume`` whose
+``since`` the table no longer knows, a spectator's start, a version-1 client.
 """
 from __future__ import annotations
 
@@ -13,7 +19,7 @@ import asyncio
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
 from .. import Game, Room, Rules, settle
 from ..bots import RuleBot
@@ -21,9 +27,27 @@ from ..bots import RuleBot
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Server, Session
 
-__all__ = ["Table", "rules_for", "ledger_of"]
+__all__ = ["Table", "rules_for", "ledger_of", "seat_view", "SINCE_WINDOW"]
 
 log = logging.getLogger("ddz.server")
+
+# How many events back a ``resume`` may ask for a delta (``since``); older, a delta would
+# carry most of the history anyway, so the reply is a snapshot.
+SINCE_WINDOW = 100
+_UNSENT = object()  # a field the receiver has not been sent
+
+
+class _Sent:
+    """What one receiver (a seat's connection, a spectator) was last sent: the base of its
+    next delta. ``fields`` is the observation without its history; empty after a ``resume``
+    with ``since``, so that the next delta carries every field."""
+
+    __slots__ = ("hist", "fields", "info")
+
+    def __init__(self, hist: int, fields: Dict[str, Any], info: Optional[Dict[str, Any]]) -> None:
+        self.hist = hist
+        self.fields = fields
+        self.info = info
 
 
 def rules_for(room: Room) -> Rules:
@@ -58,6 +82,23 @@ def _bomb_limits(game: Game) -> Optional[List[Optional[int]]]:
     return game.bomb_limits
 
 
+def seat_view(game: Game, public: Dict[str, Any], seat: Optional[int]) -> Dict[str, Any]:
+    """``game.observation(seat)``, built from ``public`` (``game.observation(None)`` now): the
+    seat's own cards, the shown hands but its own, its legal actions if it is to act. Why:
+    the public part (the history, the multiplier and its factors) then costs once per event,
+    not once per seat, and that was most of the server's time; the tests check it equals
+    ``Game.observation`` at every step of every variant."""
+    if seat is None:
+        return public
+    view = dict(public)
+    view["seat"] = seat
+    view["hand"] = str(game.hand(seat))
+    view["cards"] = game.cards(seat)
+    view["shown"] = {s: c for s, c in public["shown"].items() if s != seat}
+    view["legal_actions"] = game.legal_actions() if public["current_seat"] == seat else []
+    return view
+
+
 class Table:
     """A live hand. Created by the server once players are matched; ends by ``_finish``."""
 
@@ -78,6 +119,8 @@ class Table:
         self.absent: Set[int] = set()           # human seats whose connection is gone (a bot plays)
         self.escaped: Set[int] = set()
         self.seq = 0
+        self._hist_at: List[int] = []           # the history length after each of the last SINCE_WINDOW events
+        self._sent: Dict[Tuple["Session", Optional[int]], _Sent] = {}  # (receiver, seat or None) -> its base
         self.deadline: Optional[float] = None   # wall-clock time (epoch seconds) the seat to act must act by
         self.ended = False
         self.result_msg: Optional[Dict[str, Any]] = None
@@ -113,20 +156,61 @@ class Table:
                 "unit": (self.room.base or 1) * (self.room.initial_multiplier or 1)
                 if self.room.variant == "classic" else None}
 
-    def obs_msg(self, seat: Optional[int], extras: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-        return {"type": "obs", "table": self.id, "seq": self.seq, "seat": seat,
-                "obs": self.game.observation(seat), "deadline": self.deadline, "now": time.time(),
-                "table_info": extras if extras is not None else self._extras()}
+    def update_msg(self, sess: "Session", seat: Optional[int], extras: Optional[Dict[str, Any]] = None,
+                   obs: Optional[Dict[str, Any]] = None, now: Optional[float] = None) -> Dict[str, Any]:
+        """The message that brings ``sess`` (holding ``seat``, None for a spectator) up to
+        date: a ``delta`` on what it was last sent, or an ``obs`` snapshot when there is
+        nothing to build on. ``obs`` may be given when several receivers share one view."""
+        o = obs if obs is not None else self.game.observation(seat)
+        info = extras if extras is not None else self._extras()
+        t = now if now is not None else time.time()
+        hist = o["history"]
+        fields = {k: v for k, v in o.items() if k != "history"}
+        sent = self._sent.get((sess, seat))
+        if sent is None or sess.version < 2:
+            self._sent[(sess, seat)] = _Sent(len(hist), fields, info)
+            return {"type": "obs", "table": self.id, "seq": self.seq, "seat": seat, "obs": o,
+                    "deadline": self.deadline, "now": t, "table_info": info}
+        msg = {"type": "delta", "table": self.id, "seq": self.seq, "seat": seat, "from": sent.hist,
+               "events": hist[sent.hist:], "set": {k: v for k, v in fields.items() if sent.fields.get(k, _UNSENT) != v},
+               "deadline": self.deadline, "now": t}
+        if info != sent.info:
+            msg["table_info"] = info
+        sent.hist, sent.fields, sent.info = len(hist), fields, info
+        return msg
+
+    def rebase(self, sess: "Session", seat: Optional[int], since: Optional[int]) -> None:
+        """What ``sess`` holds of ``seat``'s view after a ``resume`` (or as a new spectator):
+        the view as of event ``since`` if the table still knows it (the next message is a
+        delta from there with every field), else nothing (the next message is a snapshot)."""
+        self._sent.pop((sess, seat), None)
+        if since is not None and 0 < since <= self.seq and self.seq - since < len(self._hist_at):
+            self._sent[(sess, seat)] = _Sent(self._hist_at[since - self.seq - 1], {}, None)
+
+    def forget(self, sess: "Session", seat: Optional[int]) -> None:
+        """``sess`` no longer receives ``seat``'s view (None: stops watching)."""
+        self._sent.pop((sess, seat), None)
+        if seat is None:
+            self.spectators.discard(sess)
+
+    def watch(self, sess: "Session") -> None:
+        """A spectator starts: a snapshot of the public view now, updates after every event."""
+        self.spectators.add(sess)
+        self.rebase(sess, None, None)
+        sess.send(self.update_msg(sess, None))
 
     def _push(self) -> None:
         extras = self._extras()  # the same for every seat of this event
+        now = time.time()
+        pub = self.game.observation(None)
+        self._hist_at.append(len(pub["history"]))
+        if len(self._hist_at) > SINCE_WINDOW:
+            del self._hist_at[0]
         for s, sess in enumerate(self.sessions):
             if sess is not None:
-                sess.send(self.obs_msg(s, extras))
-        if self.spectators:
-            pub = self.obs_msg(None, extras)
-            for sess in list(self.spectators):
-                sess.send(pub)
+                sess.send(self.update_msg(sess, s, extras, seat_view(self.game, pub, s), now))
+        for sess in list(self.spectators):
+            sess.send(self.update_msg(sess, None, extras, pub, now))
 
     # ---- the flow of the hand ----
     def _event(self) -> None:
@@ -195,11 +279,21 @@ class Table:
         return None
 
     # ---- connections ----
-    def attach(self, seat: int, sess: "Session") -> None:
-        """A connection takes its seat (first time or back within the grace period)."""
+    def attach(self, seat: int, sess: "Session", since: Optional[int] = None) -> None:
+        """A connection takes its seat (first time or back within the grace period): it gets
+        the seat's view (a delta from ``since`` if the table knows that event, else a
+        snapshot), and the result if the hand is over. A hand that has ended is only shown."""
+        self.rebase(sess, seat, since)
+        if self.ended:
+            sess.send(self.update_msg(sess, seat))
+            assert self.result_msg is not None
+            sess.send(self.result_msg)
+            self.forget(sess, seat)
+            return
         old = self.sessions[seat]
         if old is not None and old is not sess:
             old.seats.pop(self.id, None)
+            self.forget(old, seat)
         self.sessions[seat] = sess
         sess.seats[self.id] = seat
         if seat in self.absent:
@@ -211,7 +305,7 @@ class Table:
                 self.game.clear_bot(seat)
                 self._event()
                 return
-        sess.send(self.obs_msg(seat))
+        sess.send(self.update_msg(sess, seat))
         if self.result_msg is not None:
             sess.send(self.result_msg)
 
@@ -221,6 +315,7 @@ class Table:
         if self.sessions[seat] is not sess:
             return
         self.sessions[seat] = None
+        self.forget(sess, seat)
         if self.ended or self.game.is_over or seat in self.escaped or seat in self.robots:
             return
         self.go_absent(seat)

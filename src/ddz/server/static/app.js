@@ -1,4 +1,5 @@
-// ddz browser client: plain JavaScript over the version-1 protocol (docs/protocol.md).
+// ddz browser client: plain JavaScript over the version-2 protocol (docs/protocol.md): a snapshot
+// (obs) on joining or resuming a table, then deltas (new history entries and changed fields).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -13,7 +14,8 @@ const LABEL = {  // decision tokens (docs/rules.md §1) as buttons
 
 let ws = null;
 const st = { name: null, token: null, table: null, seat: null, seatToken: null, obs: null, msg: null,
-             offset: 0, selected: new Set(), lastSeq: 0 };
+             info: null, offset: 0, selected: new Set(), lastSeq: 0 };
+const VERSION = 2;
 
 function send(m) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(m)); }
 function show(id) { for (const p of ["login", "lobby", "table", "result"]) $(p).classList.toggle("hidden", p !== id && !(id === "result" && p === "table")); }
@@ -47,7 +49,7 @@ function connect() {
 function login(name) {
   st.name = name;
   const token = localStorage.getItem("ddz-token:" + name);
-  send(token ? { type: "hello", v: 1, name, token } : { type: "hello", v: 1, name });
+  send(token ? { type: "hello", v: VERSION, name, token } : { type: "hello", v: VERSION, name });
 }
 
 function handle(m) {
@@ -61,8 +63,10 @@ function handle(m) {
       $("notices").textContent = m.void_hands.length
         ? `${m.void_hands.length} hand(s) were void (the server stopped during them); no coin moved.` : "";
       if (m.table) {
+        if (m.table.table !== st.table) Object.assign(st, { obs: null, lastSeq: 0 });
         Object.assign(st, { table: m.table.table, seat: m.table.seat, seatToken: m.table.seat_token });
-        send({ type: "resume", table: st.table, seat_token: st.seatToken, since: st.lastSeq });
+        send(st.obs ? { type: "resume", table: st.table, seat_token: st.seatToken, since: st.lastSeq }
+                    : { type: "resume", table: st.table, seat_token: st.seatToken });
       }
       break;
     }
@@ -71,11 +75,12 @@ function handle(m) {
     case "queued": $("queue-status").textContent = `waiting for players in ${m.room}…`; break;
     case "left_queue": $("queue-status").textContent = ""; break;
     case "matched":
-      Object.assign(st, { table: m.table, seat: m.seat, seatToken: m.seat_token, selected: new Set() });
+      Object.assign(st, { table: m.table, seat: m.seat, seatToken: m.seat_token, selected: new Set(),
+                          obs: null, info: null, lastSeq: 0 });
       $("queue-status").textContent = "";
       $("result").classList.add("hidden");
       break;
-    case "obs": if (m.table === st.table) { st.msg = m; st.obs = m.obs; st.lastSeq = m.seq; st.offset = m.now - Date.now() / 1000; render(); } break;
+    case "obs": case "delta": update(m); break;
     case "illegal": $("illegal").textContent = `${m.code}: ${m.message}`; break;
     case "result": result(m); break;
     case "void": $("result-text").textContent = m.message; show("result"); break;
@@ -85,6 +90,26 @@ function handle(m) {
       $("error").textContent = `${m.code}: ${m.message}`;
       break;
   }
+}
+
+// The seat's observation after a snapshot or a delta (the history cut to "from" entries and
+// extended by "events", each field of "set" replaced); a delta that does not fit asks for a snapshot.
+function update(m) {
+  if (m.table !== st.table || m.seat !== st.seat) return;
+  if (m.type === "obs") {
+    st.obs = m.obs;
+  } else if (!st.obs || m.from > st.obs.history.length) {
+    st.obs = null;
+    send({ type: "resume", table: st.table, seat_token: st.seatToken });
+    return;
+  } else {
+    st.obs.history.length = m.from;
+    st.obs.history.push(...m.events);
+    Object.assign(st.obs, m.set);
+  }
+  if (m.table_info) st.info = m.table_info;
+  st.msg = m; st.lastSeq = m.seq; st.offset = m.now - Date.now() / 1000;
+  render();
 }
 
 function lobby(rooms, balances) {
@@ -138,7 +163,7 @@ function badges(obs, variant) {
 }
 
 function render() {
-  const m = st.msg, o = st.obs, info = m.table_info;
+  const o = st.obs, info = st.info;
   if ($("result").classList.contains("hidden")) show("table");
   $("room-name").textContent = `${info.room} (${VARIANT[info.variant]})`;
   $("phase").textContent = o.phase;
@@ -204,7 +229,7 @@ function act(a) {
 }
 
 function result(m) {
-  const r = m.result, s = m.settlement, info = st.msg ? st.msg.table_info : null;
+  const r = m.result, s = m.settlement, info = st.info;
   const names = info ? info.players : r.scores.map((_, i) => `seat ${i}`);
   const who = r.kind === "escape" ? "escape" : r.kind === "special" ? "special hand (天炸/天尊)"
     : r.winner_side === null ? r.kind : `${r.winner_side} win` + (r.spring ? " · 春天 spring" : "") + (r.anti_spring ? " · 反春 anti-spring" : "");
