@@ -237,6 +237,9 @@ def _compact(rules: RulesCore, decisions: int, starts: npt.NDArray[Any], landlor
              bomb_limits: Optional[npt.NDArray[Any]], actions: npt.NDArray[Any], offsets: npt.NDArray[Any],
              seats: npt.NDArray[Any], shown: Optional[npt.NDArray[Any]], kitty: Optional[npt.NDArray[Any]],
              out: Optional[npt.NDArray[np.int8]] = None) -> npt.NDArray[np.int8]: ...
+def _compact_game(rules: RulesCore, decisions: int, play_state: Optional[PlayState], hands: Sequence[int],
+                  to_act: int, landlord: int, seat: int, shown: int, kitty: int, factors: Sequence[int],
+                  auction: Sequence[int], out: Optional[npt.NDArray[np.int8]] = None) -> npt.NDArray[np.int8]: ...
 def _douzero(rules: RulesCore, starts: npt.NDArray[Any], landlords: npt.NDArray[Any], actions: npt.NDArray[Any],
              offsets: npt.NDArray[Any], legal: Optional[npt.NDArray[Any]] = None,
              legal_offsets: Optional[npt.NDArray[Any]] = None, out_x: Optional[npt.NDArray[np.int8]] = None,

@@ -649,6 +649,8 @@ class Game(TablePolicy):
     _DECISIONS: Tuple[str, ...] = ()
     # whether _offered filters a phase's tokens (BENGBU4's bids); if not, a phase offers all of them
     _FILTERS_OFFERS = False
+    # phase -> its tokens in table order (register_variant builds it from _TRANSITIONS)
+    _PHASE_TOKENS: Dict[str, Tuple[str, ...]] = {}
 
     def _offered(self, token: str) -> bool:
         """Whether a token of the phase's table is offered now (BENGBU4 filters its bids)."""
