@@ -21,8 +21,8 @@ def decide(g: ddz.Game, show: bool = False) -> None:
 def test_plays_legal_actions_to_the_end(variant: str) -> None:
     for seed in range(2):
         g = ddz.Game(getattr(ddz.Rules, variant)(), seed=seed)
-        bots = {s: (SearchBot(time_per_move=None, node_limit=20_000, worlds=8, seed=seed) if s % 2 == 0 else RuleBot())
-                for s in range(g.num_players)}
+        bots = {s: (SearchBot(time_per_move=None, node_limit=20_000, worlds=8, rollout_worlds=8, seed=seed)
+                    if s % 2 == 0 else RuleBot()) for s in range(g.num_players)}
         while not g.is_over:
             s = g.current_seat
             action = bots[s].act(g, s)
@@ -41,7 +41,7 @@ def test_exact_when_the_hidden_hand_is_determined() -> None:
         decide(g, show=True)
         if g.landlord != 0 or 0 not in g.observation(1)["shown"]:
             continue
-        bot = SearchBot(time_per_move=None, node_limit=60_000, worlds=4, seed=seed)
+        bot = SearchBot(time_per_move=None, node_limit=60_000, worlds=4, rollout_worlds=8, seed=seed)
         rule = RuleBot()
         while not g.is_over:
             s = g.current_seat
@@ -71,7 +71,7 @@ def _ranks(token: str, decks: int = 1) -> str:
 def test_reproducible_with_a_node_budget() -> None:
     def play(seed: int):
         g = ddz.Game(ddz.Rules.classic(), seed=seed)
-        bots = [SearchBot(time_per_move=None, node_limit=20_000, worlds=8, seed=3), RuleBot(), RuleBot()]
+        bots = [SearchBot(time_per_move=None, node_limit=20_000, worlds=8, rollout_worlds=8, seed=3), RuleBot(), RuleBot()]
         while not g.is_over:
             g.apply(bots[g.current_seat].act(g, g.current_seat))
         return g.history

@@ -112,12 +112,13 @@ class SearchBot(Bot):
             for m in res[2]:
                 wins[_token(m)] += mult
         self.last = {"worlds": sum(worlds.values()), "distinct": len(worlds), "solved": solved, "wins": dict(wins)}
+        scores: Dict[str, int] = dict(wins)
         if probe_failed:
-            wins = self._rollouts(rules, obs, seat, top, owner, passes, left, sides, seed, start)
-        if not wins:
+            scores = self._rollouts(rules, obs, seat, top, owner, passes, left, sides, seed, start)
+        if not scores:
             return fallback
-        best = max(wins.values())
-        top_actions = [a for a, w in wins.items() if w == best]
+        best = max(scores.values())
+        top_actions = [a for a, w in scores.items() if w == best]
         fb = _canonical(fallback, rules)
         if fb in top_actions:
             return fallback
