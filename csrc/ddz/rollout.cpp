@@ -136,7 +136,6 @@ PimcResult pimc(const Rules& r, const PlayState& s, const uint8_t* sides, const 
       res.wins[c] += sides[out] == side;
     }
     res.worlds = w + 1;
-    res.rollouts += n_cands;
     // Stop when the leader is unique and no other candidate can reach it in the worlds left.
     const uint64_t left = total - res.worlds;
     uint32_t lead = 0, second = 0;

@@ -45,7 +45,6 @@ struct PimcLimits {
 struct PimcResult {
   std::vector<uint32_t> wins;  // per candidate: the evaluated worlds its side won
   uint64_t worlds = 0;         // worlds evaluated (every candidate in each)
-  uint64_t rollouts = 0;
   double seconds = 0;
 };
 
