@@ -6,14 +6,13 @@ argument checks."""
 from __future__ import annotations
 
 import random
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
 import numpy as np
 import pytest
 
 import ddz
 from ddz import _core
-from ddz.bots import RuleBot, SearchBot
 
 VARIANTS = ["classic", "two_player", "bengbu"]
 
