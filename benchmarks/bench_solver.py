@@ -10,6 +10,10 @@ Workloads:
   solve_classic3_endgames  CLASSIC3, 1,000 positions from seeded random games at the first state
                            with <= 20 cards left in all: median / p95 / max solve time
   sample_deals_classic3    ddz.sample_deals on a mid-hand CLASSIC3 observation: deals per second
+  rollouts_classic3        SearchBot's rollouts (_core._pimc) at the landlord's first lead of 20
+                           seeded CLASSIC3 deals, 200 sampled deals each: candidates, rollouts per
+                           second, sampled deals played out in 15 ms (what a 20 ms decision has
+                           left after its exact-search probe)
 """
 from __future__ import annotations
 
@@ -101,10 +105,34 @@ def sample_deals_classic3(seed: int = 2026) -> Rows:
     return ["deals per call", "cards left", "best ms", "deals/s (1 thread)"], rows
 
 
+def rollouts_classic3(seed: int = 2026) -> Rows:
+    from ddz import _core
+    from ddz.peers import fixed_auction_action
+
+    rules = ddz.Rules.classic()
+    cands, rates = [], []
+    for d in range(20):
+        g = ddz.Game(rules, seed=seed * 100 + d, first_bidder=0)
+        while g.phase != "PLAY":
+            g.apply(fixed_auction_action(g.legal_actions()))
+        seat = g.current_seat
+        rows = ddz.sample_deals(g.observation(seat), 200, seed=d)
+        sides = [0 if s == g.landlord else 1 for s in range(3)]
+        moves, _, worlds, secs = _core._pimc(rules, rows, seat, None, seat, 0, [-1] * 3, sides, None, 0.0, 200)
+        cands.append(len(moves))
+        rates.append(worlds * len(moves) / secs)
+    rate = statistics.median(rates)
+    per_world = statistics.median(c / r for c, r in zip(cands, rates))
+    rows_out = [[str(len(cands)), f"{statistics.median(cands):g}", f"{rate / 1e3:,.0f}k",
+                 f"{0.015 / per_world:.0f}"]]
+    return ["positions", "median candidates", "rollouts/s (median)", "deals in 15 ms"], rows_out
+
+
 WORKLOADS: Dict[str, Callable[..., Rows]] = {
     "solve_published": solve_published,
     "solve_classic3_endgames": solve_classic3_endgames,
     "sample_deals_classic3": sample_deals_classic3,
+    "rollouts_classic3": rollouts_classic3,
 }
 
 

@@ -229,7 +229,7 @@ def test_python_policy_with_rng_is_reproducible():
 def test_search_bot_seat_is_reproducible():
     """The built-in SearchBot (a node budget, so no clock decides) plays its seats; each
     hand's copy is reseeded from the hand, so two runs agree exactly."""
-    sb = ddz.bots.SearchBot(time_per_move=None, node_limit=3000, worlds=4)
+    sb = ddz.bots.SearchBot(time_per_move=None, node_limit=3000, worlds=4, rollout_worlds=8)
     rules = ddz.Rules.classic()
     a = ddz.evaluate([sb, ddz.bots.RuleBot(), ddz.bots.RuleBot()], rules, games=2, seed=2)
     b = ddz.evaluate([sb, ddz.bots.RuleBot(), ddz.bots.RuleBot()], rules, games=2, seed=2)

@@ -130,6 +130,21 @@ uint32_t order_score(Enc e) {
   return (1u << 24) | (cards << 16) | (15 - low);
 }
 
+/// The legal actions of `s` into `mv` and their search order into `ord` (best first, each
+/// entry score << 32 | index): a play that empties the hand, then order_score. The root
+/// and the principal variation order by it; inner nodes cut at a finisher instead.
+void ordered_actions(const Rules& r, const PlayState& s, MoveBuffer& mv, std::vector<uint64_t>& ord) {
+  mv.clear();
+  legal_actions(r, s, mv);
+  ord.clear();
+  for (size_t i = 0; i < mv.size; ++i) {
+    Enc e = mv.data[i];
+    bool fin = e != kPass && enc_cards(e) == s.hand[s.seat];
+    ord.push_back(uint64_t(fin ? ~0u : order_score(e)) << 32 | i);
+  }
+  std::sort(ord.begin(), ord.end(), std::greater<uint64_t>());
+}
+
 struct Search {
   const Rules& r;
   const uint8_t* sides;
@@ -235,14 +250,8 @@ SolveResult solve(const Rules& r, const PlayState& root, const uint8_t* sides, b
 
   // The root: every action when all_moves, else until the first winning one.
   MoveBuffer first;
-  legal_actions(r, root, first);
   std::vector<uint64_t> ord;
-  for (size_t i = 0; i < first.size; ++i) {
-    Enc e = first.data[i];
-    bool fin = e != kPass && enc_cards(e) == root.hand[root.seat];
-    ord.push_back(uint64_t(fin ? ~0u : order_score(e)) << 32 | i);
-  }
-  std::sort(ord.begin(), ord.end(), std::greater<uint64_t>());
+  ordered_actions(r, root, first, ord);
   ++S.nodes;
   for (uint64_t o : ord) {
     Enc e = first.data[o & 0xFFFFFFFFu];
@@ -263,20 +272,14 @@ SolveResult solve(const Rules& r, const PlayState& root, const uint8_t* sides, b
     PlayState s = root;
     const uint8_t winner = res.win ? sides[root.seat] : uint8_t(1 - sides[root.seat]);
     bool at_root = true;
+    MoveBuffer mv;
+    std::vector<uint64_t> o2;
     while (!s.over()) {
       Enc pick = 0;
       if (at_root && res.win) {
         pick = res.moves.front();
       } else {
-        MoveBuffer mv;
-        legal_actions(r, s, mv);
-        std::vector<uint64_t> o2;
-        for (size_t i = 0; i < mv.size; ++i) {
-          Enc e = mv.data[i];
-          bool fin = e != kPass && enc_cards(e) == s.hand[s.seat];
-          o2.push_back(uint64_t(fin ? ~0u : order_score(e)) << 32 | i);
-        }
-        std::sort(o2.begin(), o2.end(), std::greater<uint64_t>());
+        ordered_actions(r, s, mv, o2);
         pick = mv.data[o2.front() & 0xFFFFFFFFu];
         if (sides[s.seat] == winner) {
           for (uint64_t o : o2) {
