@@ -99,8 +99,9 @@ def report(base: List[bool], as_landlord: List[bool], as_farmers: List[bool], op
 def merge(paths: List[str]) -> int:
     runs = [json.load(open(p, encoding="utf-8")) for p in paths]
     if (len({(r["variant"], r["budget"], r.get("opponent", "rulebot")) for r in runs}) != 1
-            or len({r["seed"] for r in runs}) != len(runs)):
-        print("merge: the runs need one variant, budget and opponent and different seeds", file=sys.stderr)
+            or len({(r["seed"], r.get("first_deal", 0)) for r in runs}) != len(runs)):
+        print("merge: the runs need one variant, budget and opponent and different seeds or first deals",
+              file=sys.stderr)
         return 2
     opponent = runs[0].get("opponent", "rulebot")
     base = [x for r in runs for x in r["baseline"]]
@@ -119,6 +120,8 @@ def main(argv: List[str]) -> int:
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--budget", type=float, default=0.02, help="SearchBot seconds per decision")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--first-deal", type=int, default=0,
+                    help="play deals first-deal .. first-deal + deals - 1 of the seed's series (to split a run)")
     ap.add_argument("--out", default=None, help="write per-deal outcomes as JSON")
     ap.add_argument("--merge", nargs="+", default=None, metavar="JSON", help="pool earlier --out files and report")
     a = ap.parse_args(argv)
@@ -140,10 +143,10 @@ def main(argv: List[str]) -> int:
         if a.out:
             with open(a.out, "w", encoding="utf-8") as f:
                 json.dump({"variant": variant, "opponent": a.opponent, "budget": a.budget, "seed": a.seed,
-                           "baseline": base, "search_landlord": as_landlord, "search_farmers": as_farmers}, f)
+                           "first_deal": a.first_deal, "baseline": base, "search_landlord": as_landlord, "search_farmers": as_farmers}, f)
 
     t0 = time.perf_counter()
-    for d in range(a.deals):
+    for d in range(a.first_deal, a.first_deal + a.deals):
         seed = a.seed * 100_000 + d
         base.append(play(rules, seed, lambda ll: [], a.budget, d, a.opponent))
         as_landlord.append(play(rules, seed, lambda ll: [ll], a.budget, d, a.opponent))
