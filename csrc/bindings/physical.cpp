@@ -145,10 +145,8 @@ bool play_cards(const PhysicalObj& P, PlayStateObj& S, py::handle a, IdSet& ids,
   kind = -1;
   try {
     if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) {  // an action id: a play's, or PASS
-      int pass = S.rules->pass_id();
-      long long id = action_id_arg<IllegalActionError, IllegalActionTypeError>(a, pass);
-      if (id == pass) return false;
-      Enc e = S.rules->plays()[size_t(id)];
+      Enc e;
+      if (!id_action(S, a, e)) return false;
       ranks = enc_cards(e);
       kind = enc_kind(e);
       by_ranks = true;

@@ -33,10 +33,8 @@ std::string reading_str(const Interp& it) { return kind_name(it.kind); }
 bool action_arg(PlayStateObj& P, py::handle a, Counts& cards, int& kind) {
   kind = -1;
   if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) {
-    int pass = P.rules->pass_id();
-    long long id = action_id_arg<IllegalActionError, IllegalActionTypeError>(a, pass);
-    if (id == pass) return false;
-    Enc e = P.rules->plays()[size_t(id)];
+    Enc e;
+    if (!id_action(P, a, e)) return false;
     cards = enc_cards(e);
     kind = enc_kind(e);
     return true;

@@ -62,5 +62,15 @@ inline PlayStateObj* play_state_ptr(PyObject* h) {
                                                          : inst->get_value_and_holder().value_ptr());
 }
 
+/// An action id argument of the state's rules, a play's or PASS's (out of range: IllegalAction,
+/// not an int: its TypeError twin): false for PASS, else the play's encoding in `e`.
+inline bool id_action(PlayStateObj& P, py::handle a, Enc& e) {
+  const int pass = P.rules->pass_id();
+  const long long id = action_id_arg<IllegalActionError, IllegalActionTypeError>(a, pass);
+  if (id == pass) return false;
+  e = P.rules->plays()[size_t(id)];
+  return true;
+}
+
 /// The message of an illegal play-state action (play.cpp).
 std::string illegal_message(const PlayStateObj& P, Illegal why, Counts cards, int kind, const Interp& reading);
