@@ -82,9 +82,12 @@ def test_game(variant):
         steps = 0
         while True:
             if steps % 7 == 0:
+                rows = [ddz.encode.compact(g, s) for s in range(g.num_players)]  # fills the encoder's cache
                 for h in roundtrips(g) + [g.clone()]:
                     assert h.to_json() == g.to_json() and h.history == g.history and h.bot_seats == g.bot_seats
                     assert h.observation(0) == g.observation(0)
+                    for s, row in enumerate(rows):
+                        assert (ddz.encode.compact(h, s) == row).all()
                     if not g.is_over:
                         a = g.legal_actions()[0]
                         h.apply(a)

@@ -126,7 +126,70 @@ py::list layout_list(const CompactLayout& L) {
   return l;
 }
 
+/// The part of a Game's compact row that changes only with a decision, a re-deal, a bomb or the
+/// end of the hand (ddz.encode caches one per factors dict of the Game).
+struct GameStatic {
+  RulesPtr rules;
+  CompactLayout L{};
+  int decisions = 0;
+  int landlord = -1;
+  uint8_t shown = 0;  // every face-up seat; the observer's own bit is cleared per row
+  uint64_t kitty = 0;
+  std::vector<int8_t> factors;
+  std::vector<int> auction;  // (seat, token) pairs, oldest first
+};
+
+/// Writes `seat`'s compact row of a Game: the play state's record (or, before the play, the
+/// hands' words), then the Game blocks of `st` and the seat to act.
+void game_row(const GameStatic& st, py::handle ps_h, py::handle hands_h, int to_act, int seat, int8_t* row) {
+  const Rules& r = st.rules->r;
+  const CompactLayout& L = st.L;
+  const int n = r.players();
+  if (seat < 0 || seat >= n) throw ArgumentError("no seat " + std::to_string(seat));
+  CompactView v;
+  v.seat = seat;
+  v.shown = uint8_t(st.shown & ~(1u << seat));
+  v.kitty = st.kitty;
+  v.kitty_known = st.kitty != 0;
+  if (ps_h.is_none()) {
+    Counts hands[4] = {0, 0, 0, 0};
+    int i = 0;
+    for_each_item(hands_h, "hands", [&](py::handle h, size_t) {
+      if (i < n) hands[i++] = u64_arg(h, "a hand word");
+    });
+    encode_compact_deal(r, L, hands, -1, -1, v, row);
+  } else {
+    const PlayStateObj* P = play_state_ptr(ps_h.ptr());
+    if (!P) throw ArgumentTypeError("play_state must be a ddz.PlayState or None, not " + type_name(ps_h));
+    // The record the encoder reads, from the log (newest first): what each seat played,
+    // and the last kHistory actions (a logged move is encoded as track_apply records it).
+    Tracked t;
+    t.s = P->s;
+    for (const LogNode* e = P->log.get(); e; e = e->prev.get()) {
+      const int a = e->before.actions;
+      if (a + kHistory >= P->s.actions) t.recent[a % kHistory] = e->move;
+      if (e->move != kPass) t.played[e->seat] += enc_cards(e->move);
+    }
+    encode_compact(r, L, t, v, row);
+  }
+  auto rel = [&](int s) { return (s - seat + n) % n; };
+  std::memset(row + L.offset[CB_TO_ACT], 0, size_t(L.width[CB_TO_ACT]));
+  if (to_act >= 0 && to_act < n) row[L.offset[CB_TO_ACT] + rel(to_act)] = 1;
+  if (st.landlord >= 0 && st.landlord < n) {
+    std::memset(row + L.offset[CB_LANDLORD], 0, size_t(L.width[CB_LANDLORD]));
+    row[L.offset[CB_LANDLORD] + rel(st.landlord)] = 1;
+  }
+  for (size_t k = 0; k < st.factors.size(); ++k) row[L.offset[CB_FACTORS] + int(k)] = st.factors[k];
+  const int width = st.decisions + n;
+  for (size_t i = 0; i < st.auction.size() / 2; ++i) {
+    const int s = st.auction[2 * i], tok = st.auction[2 * i + 1];
+    row[L.offset[CB_AUCTION] + width * int(i) + tok] = 1;
+    row[L.offset[CB_AUCTION] + width * int(i) + st.decisions + rel(s)] = 1;
+  }
+}
+
 }  // namespace
+
 
 void register_encode(py::module_& m) {
   m.def("_play_logs", [](py::handle states) {
@@ -230,65 +293,66 @@ void register_encode(py::module_& m) {
 
   // One Game's row (ddz.encode.compact of a Game): the play state's own log, replayed here with
   // no arrays in between, and the blocks only the Game knows (to act, landlord, factors, auction).
-  m.def("_compact_game", [](RulesArg rules, int decisions, py::handle ps_h, py::handle hands_h, int to_act,
-                            int landlord, int seat, int shown, uint64_t kitty, std::vector<int> factors,
-                            std::vector<int> auction, OutArg out_h) {
-        RulesPtr rp = rules_arg(rules);
-        const Rules& r = rp->r;
-        const int n = r.players();
-        const CompactLayout L = compact_layout(r, decisions);
-        if (seat < 0 || seat >= n) throw ArgumentError("no seat " + std::to_string(seat));
+  py::class_<GameStatic>(m, "_CompactStatic", "What a Game's compact rows share until a decision, a re-deal, a "
+                         "bomb or the end (ddz.encode builds it; internal).");
+  m.def("_compact_static", [](RulesArg rules, int decisions, int landlord, int shown, uint64_t kitty,
+                              std::vector<int> factors, std::vector<int> auction) {
+        GameStatic st;
+        st.rules = rules_arg(rules);
+        const int n = st.rules->r.players();
+        st.L = compact_layout(st.rules->r, decisions);
         if (int(factors.size()) > kFactorSlots || auction.size() % 2 || auction.size() > 2 * size_t(kAuctionSteps))
           throw ArgumentError("too many factor codes or auction steps");
-        CompactView v;
-        v.seat = seat;
-        v.shown = uint8_t(shown);
-        v.kitty = kitty;
-        v.kitty_known = kitty != 0;
-        py::array_t<int8_t> out = out_h.is_none() ? py::array_t<int8_t>(py::ssize_t(L.total))
-                                                  : out_array<int8_t>(out_h, "out", {L.total});
-        int8_t* row = out.mutable_data();
-        if (ps_h.is_none()) {
-          Counts hands[4] = {0, 0, 0, 0};
-          int i = 0;
-          for_each_item(hands_h, "hands", [&](py::handle h, size_t) {
-            if (i < n) hands[i++] = u64_arg(h, "a hand word");
-          });
-          encode_compact_deal(r, L, hands, -1, -1, v, row);
-        } else {
-          const PlayStateObj* P = play_state_ptr(ps_h.ptr());
-          if (!P) throw ArgumentTypeError("play_state must be a ddz.PlayState or None, not " + type_name(ps_h));
-          // The record the encoder reads, from the log (newest first): what each seat played,
-          // and the last kHistory actions (a logged move is encoded as track_apply records it).
-          Tracked t;
-          t.s = P->s;
-          for (const LogNode* e = P->log.get(); e; e = e->prev.get()) {
-            const int a = e->before.actions;
-            if (a + kHistory >= P->s.actions) t.recent[a % kHistory] = e->move;
-            if (e->move != kPass) t.played[e->seat] += enc_cards(e->move);
-          }
-          encode_compact(r, L, t, v, row);
-        }
-        auto rel = [&](int s) { return (s - seat + n) % n; };
-        std::memset(row + L.offset[CB_TO_ACT], 0, size_t(L.width[CB_TO_ACT]));
-        if (to_act >= 0 && to_act < n) row[L.offset[CB_TO_ACT] + rel(to_act)] = 1;
-        if (landlord >= 0 && landlord < n) {
-          std::memset(row + L.offset[CB_LANDLORD], 0, size_t(L.width[CB_LANDLORD]));
-          row[L.offset[CB_LANDLORD] + rel(landlord)] = 1;
-        }
-        for (size_t k = 0; k < factors.size(); ++k) row[L.offset[CB_FACTORS] + int(k)] = int8_t(factors[k]);
-        const int width = decisions + n;
-        for (size_t i = 0; i < auction.size() / 2; ++i) {
-          const int s = auction[2 * i], tok = auction[2 * i + 1];
-          if (s < 0 || s >= n || tok < 0 || tok >= decisions) throw ArgumentError("an auction step out of range");
-          row[L.offset[CB_AUCTION] + width * int(i) + tok] = 1;
-          row[L.offset[CB_AUCTION] + width * int(i) + decisions + rel(s)] = 1;
-        }
+        for (size_t i = 0; i < auction.size(); i += 2)
+          if (auction[i] < 0 || auction[i] >= n || auction[i + 1] < 0 || auction[i + 1] >= decisions)
+            throw ArgumentError("an auction step out of range");
+        st.decisions = decisions;
+        st.landlord = landlord;
+        st.shown = uint8_t(shown);
+        st.kitty = kitty;
+        st.factors.assign(factors.begin(), factors.end());
+        st.auction = std::move(auction);
+        return st;
+      },
+      py::arg("rules"), py::arg("decisions"), py::arg("landlord"), py::arg("shown"), py::arg("kitty"),
+      py::arg("factors"), py::arg("auction"), "The shared part of a Game's compact rows (use ddz.encode.compact).");
+  m.def("_compact_game", [](const GameStatic& st, py::handle ps_h, py::handle hands_h, int to_act, int seat,
+                            OutArg out_h) {
+        py::array_t<int8_t> out = out_h.is_none() ? py::array_t<int8_t>(py::ssize_t(st.L.total))
+                                                  : out_array<int8_t>(out_h, "out", {st.L.total});
+        game_row(st, ps_h, hands_h, to_act, seat, out.mutable_data());
         return out;
       },
-      py::arg("rules"), py::arg("decisions"), py::arg("play_state"), py::arg("hands"), py::arg("to_act"),
-      py::arg("landlord"), py::arg("seat"), py::arg("shown"), py::arg("kitty"), py::arg("factors"),
-      py::arg("auction"), py::arg("out") = py::none(), "One Game's compact row (use ddz.encode.compact).");
+      py::arg("static"), py::arg("play_state"), py::arg("hands"), py::arg("to_act"), py::arg("seat"),
+      py::arg("out") = py::none(), "One Game's compact row (use ddz.encode.compact).");
+  m.def("_observe_game", [](const GameStatic& st, py::handle ps_h, py::handle hands_h, int to_act, int seat,
+                            py::handle legal) {
+        py::array_t<int8_t> row(py::ssize_t(st.L.total));
+        game_row(st, ps_h, hands_h, to_act, seat, row.mutable_data());
+        RulesObj& R = *st.rules;
+        const int pass = R.pass_id();
+        const py::ssize_t size = pass + 1 + st.decisions;
+        py::array_t<int8_t> mask(size);
+        int8_t* m = mask.mutable_data();
+        std::memset(m, 0, size_t(size));
+        if (const PlayStateObj* P = play_state_ptr(legal.ptr())) {  // the play phase: its legal actions
+          MoveBuffer& b = tl_buf;
+          b.clear();
+          legal_actions(R.r, P->s, b);
+          const ActionIndex& ix = R.index;
+          for (size_t i = 0; i < b.size; ++i) m[ix.id_of(b.data[i])] = 1;
+        } else if (!legal.is_none()) {  // the ids of the decisions offered
+          for_each_item(legal, "legal", [&](py::handle h, size_t) {
+            const long long id = int_arg(h, "a legal action id", 0, size - 1);
+            m[id] = 1;
+          });
+        }
+        return py::make_tuple(row, mask);
+      },
+      py::arg("static"), py::arg("play_state"), py::arg("hands"), py::arg("to_act"), py::arg("seat"),
+      py::arg("legal"),
+      "(compact row, int8 mask over the action ids) of one Game seat: the mask marks `legal` (action ids, or the "
+      "legal actions of a PlayState), all zeros for None (use ddz.envs).");
 
   m.def("_douzero", [](RulesArg rules, py::handle starts, py::handle landlords, py::handle actions, py::handle offsets,
                        py::handle legal_h, py::handle legal_off_h, OutArg out_x, OutArg out_z, OutArg out_actions) {

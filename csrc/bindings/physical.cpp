@@ -347,6 +347,20 @@ void register_physical(py::module_& m) {
             return py::make_tuple(PhysicalObj{rp, physical_hands(rp->r, d)}, d.first_seat, d.coin);
           }, py::arg("rules"), py::arg("seed"), py::arg("game") = 0,
           "(hands, first seat, coin) of game `game` of the series `seed`, laid out from deal_order().")
+      .def("start_play", [](const PhysicalObj& P, IntArg landlord_h, LimitsArg bomb_limits) {
+            const int n = P.h.n;
+            const int landlord = int(int_arg(landlord_h, "landlord seat", 0, n - 1));
+            Counts hs[4] = {0, 0, 0, 0};
+            for (int i = 0; i < n; ++i) {
+              hs[i] = counts_of_ids(P.h.held[i]);
+              if (!hs[i]) throw CardError(seat_str(i) + " has no cards");
+            }
+            uint8_t limits[4];
+            bomb_limits_arg(P.rules->r, bomb_limits, limits);
+            return PlayStateObj{P.rules, start_play(n, hs, landlord, limits), {}};
+          }, py::arg("landlord"), py::arg("bomb_limits") = py::none(),
+          "The play phase from these hands as they are now (PlayState(hands' cards, landlord, rules, "
+          "bomb_limits) in one step): Game starts its play with it.")
       .def("ids", [](const PhysicalObj& P, IntArg seat) { return id_list(P.h.held[seat_of(P, seat)]); },
            py::arg("seat"), "The seat's card ids, ascending.")
       .def("cards", [](const PhysicalObj& P, IntArg seat) {

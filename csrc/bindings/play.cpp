@@ -218,6 +218,23 @@ PyMethodDef ps_methods[] = {
 
 }  // namespace
 
+void bomb_limits_arg(const Rules& r, py::handle bomb_limits, uint8_t limits[4]) {
+  for (int i = 0; i < 4; ++i) limits[i] = kUnlimited;
+  if (bomb_limits.is_none()) return;
+  if (r.variant != 2) throw ArgumentError("bomb limits exist only in BENGBU4 (docs/rules.md §8)");
+  const int n = r.players();
+  std::vector<py::object> bl;
+  for_each_item(bomb_limits, "bomb_limits", [&](py::handle v, size_t) {
+    bl.push_back(py::reinterpret_borrow<py::object>(v));
+  });
+  if (int(bl.size()) != n) throw ArgumentError("bomb_limits needs one entry per seat (None = unlimited)");
+  for (int i = 0; i < n; ++i) {
+    if (bl[size_t(i)].is_none()) continue;
+    std::string what = "bomb limit of " + seat_str(i);
+    limits[i] = uint8_t(int_arg(bl[size_t(i)], what.c_str(), 0, kUnlimited - 1));
+  }
+}
+
 void register_play(py::module_& m) {
   py::class_<PlayStateObj>(m, "PlayState",
                            "The play phase of one hand (docs/rules.md §3): tricks, passes, bombs, the end of the "
@@ -249,20 +266,8 @@ void register_play(py::module_& m) {
                  throw CardError("the hands hold " + std::to_string(total[k]) + " '" + std::string(1, kRankChars[k]) +
                                  "' together; " + deck_name(rp->decks()) + " " + std::to_string(lim));
              }
-             uint8_t limits[4] = {kUnlimited, kUnlimited, kUnlimited, kUnlimited};
-             if (!bomb_limits.is_none()) {
-               if (r.variant != 2) throw ArgumentError("bomb limits exist only in BENGBU4 (docs/rules.md §8)");
-               std::vector<py::object> bl;
-               for_each_item(bomb_limits, "bomb_limits", [&](py::handle v, size_t) {
-                 bl.push_back(py::reinterpret_borrow<py::object>(v));
-               });
-               if (int(bl.size()) != n) throw ArgumentError("bomb_limits needs one entry per seat (None = unlimited)");
-               for (int i = 0; i < n; ++i) {
-                 if (bl[size_t(i)].is_none()) continue;
-                 std::string what = "bomb limit of " + seat_str(i);
-                 limits[i] = uint8_t(int_arg(bl[size_t(i)], what.c_str(), 0, kUnlimited - 1));
-               }
-             }
+             uint8_t limits[4];
+             bomb_limits_arg(r, bomb_limits, limits);
              return PlayStateObj{rp, start_play(n, hs, landlord, limits), {}};
            }),
            py::arg("hands"), py::arg("landlord"), py::arg("rules"), py::arg("bomb_limits") = py::none(),

@@ -72,5 +72,9 @@ inline bool id_action(PlayStateObj& P, py::handle a, Enc& e) {
   return true;
 }
 
+/// BENGBU4 bomb limits from Python (None, or one entry per seat: None = unlimited, else the
+/// bomb plays allowed) into `limits`, kUnlimited where there is none (play.cpp).
+void bomb_limits_arg(const Rules& r, py::handle bomb_limits, uint8_t limits[4]);
+
 /// The message of an illegal play-state action (play.cpp).
 std::string illegal_message(const PlayStateObj& P, Illegal why, Counts cards, int kind, const Interp& reading);

@@ -152,25 +152,59 @@ def _factor_codes(variant: str, factors: Mapping[str, Any]) -> List[int]:
     return codes
 
 
-def _game_row(g: Any, seat: int, out: Optional[npt.NDArray[np.int8]]) -> npt.NDArray[np.int8]:
-    """One Game's row: the core reads the play state (its log) and the seat's own hand; the
-    Game adds what only it knows, all public: the seat to act during the bidding, the
-    landlord, the factors, the auction of the current deal, the shown hands and the kitty."""
-    ps, words, to_act, landlord, shown_seats, kitty, factors, decisions = g._encoder_view()
-    variant = g.rules.variant
-    index = _DECISION_INDEX[variant]
-    steps: List[int] = []
-    for s, token in decisions[-AUCTION_STEPS:]:
-        steps += (s, index[token])
-    mask = 0
-    for s in shown_seats:
-        if s != seat:
-            mask |= 1 << s
-    cached = g._encoder_cache  # (factors, their codes): the factors dict is kept while it holds
+def _game_static(g: Any) -> Any:
+    """The part of a Game's rows that holds until its factors dict changes (a decision, a
+    re-deal, a phase, a bomb, the end: ``Game._factors_now``), built once for all its seats.
+    What only the Game knows, all public: the landlord, the factors, the auction of the current
+    deal, the shown hands and the kitty."""
+    factors = g._factors_now()
+    cached = g._encoder_cache
     if cached is None or cached[0] is not factors:
-        cached = g._encoder_cache = (factors, _factor_codes(variant, factors))
-    return _core._compact_game(g.rules, len(index), ps, words, -1 if to_act is None else to_act,
-                               -1 if landlord is None else landlord, seat, mask, kitty, cached[1], steps, out)
+        landlord, shown_seats, kitty, decisions = g._encoder_view()
+        variant = g.rules.variant
+        index = _DECISION_INDEX[variant]
+        steps: List[int] = []
+        for s, token in decisions[-AUCTION_STEPS:]:
+            steps += (s, index[token])
+        shown = 0
+        for s in shown_seats:
+            shown |= 1 << s
+        cached = g._encoder_cache = (factors, _core._compact_static(
+            g.rules, len(index), -1 if landlord is None else landlord, shown, kitty,
+            _factor_codes(variant, factors), steps))
+    return cached[1]
+
+
+def _hand_words(g: Any) -> List[int]:
+    """The hands' rank words before the play (the core reads them from the play state after)."""
+    if g._ps is not None or not g._dealt():
+        return _NO_WORDS
+    return [g._hands.cards(s).word for s in range(g.num_players)]
+
+
+_NO_WORDS: List[int] = []
+
+
+def _game_row(g: Any, seat: int, out: Optional[npt.NDArray[np.int8]]) -> npt.NDArray[np.int8]:
+    """One Game's row: the core reads the play state (its log) and the seat's own hand, then
+    writes the Game blocks of ``_game_static``."""
+    to_act = g.current_seat
+    return _core._compact_game(_game_static(g), g._ps, _hand_words(g), -1 if to_act is None else to_act, seat, out)
+
+
+def _observation(g: Any, seat: int) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+    """(``compact(g, seat)``, the int8 mask of the seat's legal action ids) in one core call:
+    the environments' hot path. The mask is all zeros when another seat is to act."""
+    ps = g._ps
+    if g._phase == "PLAY":  # Game.current_seat and legal_action_ids, inlined
+        to_act = ps.current_seat
+        legal: Any = ps if to_act == seat else None  # the core marks the play state's legal actions
+        words = _NO_WORDS
+    else:
+        to_act = g._seat
+        legal = g.legal_action_ids() if to_act == seat and to_act is not None else None
+        words = _hand_words(g)
+    return _core._observe_game(_game_static(g), ps, words, -1 if to_act is None else to_act, seat, legal)
 
 
 def _seat(seat: Any, n: int) -> int:

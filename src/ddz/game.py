@@ -9,6 +9,7 @@ changes nothing), ``is_over``, ``result``, ``observation(seat)``.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import json
 import random
@@ -68,6 +69,7 @@ class Game(TablePolicy):
         self._n = rules.players
         self._decks = rules.decks
         self._pass_id = rules.pass_id
+        self._phase_ids = _phase_ids(type(self), self._pass_id)
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -166,31 +168,28 @@ class Game(TablePolicy):
                 "first_to_decide": (first_to_decide if first_to_decide is not None else coin)
                 if v == "two_player" else None}
 
-    def _draw_deal(self) -> Dict[str, Any]:
+    def _draw_deal(self) -> Tuple[Dict[str, Any], Any]:
+        """The next deal (as the record keeps it) and its ``PhysicalHands``."""
         if self._scripted:
             d = self._scripted.pop(0)
-            return {"hands": [list(h) for h in d["hands"]], "kitty": list(d["kitty"]),
-                    "aside": list(d.get("aside") or []), "first_bidder": d["first_bidder"],
-                    "first_to_decide": d.get("first_to_decide")}
-        order, fb, coin = self._deal_order(len(self._deals))
-        lay = VARIANT[self._variant]
-        k = lay.hand
-        hands = [sorted(order[i * k:(i + 1) * k]) for i in range(self._n)]
-        off = self._n * k
-        kit = sorted(order[off:off + lay.kitty])
-        aside = sorted(order[off + lay.kitty:])
+            d = {"hands": [list(h) for h in d["hands"]], "kitty": list(d["kitty"]),
+                 "aside": list(d.get("aside") or []), "first_bidder": d["first_bidder"],
+                 "first_to_decide": d.get("first_to_decide")}
+            return d, _core.PhysicalHands(self._rules, d["hands"], d["kitty"], d["aside"])
+        # the core lays the shuffled deck out (_deal_order's cards, each part ascending)
+        hands, fb, coin = _core.PhysicalHands.deal(self._rules, self._seed, len(self._deals))
         ftd = coin if self._variant == "two_player" else None
         if not self._deals:  # overrides apply to the first deal only
             if self._first_bidder_override is not None:
                 fb = self._first_bidder_override
             if self._first_to_decide_override is not None:
                 ftd = self._first_to_decide_override
-        return {"hands": hands, "kitty": kit, "aside": aside, "first_bidder": fb, "first_to_decide": ftd}
+        return {"hands": [hands.ids(s) for s in range(self._n)], "kitty": hands.kitty, "aside": hands.aside,
+                "first_bidder": fb, "first_to_decide": ftd}, hands
 
     def _start_deal(self) -> None:
-        d = self._draw_deal()
+        d, self._hands = self._draw_deal()
         self._deals.append(d)
-        self._hands = _core.PhysicalHands(self._rules, d["hands"], d["kitty"], d["aside"])
         self._kitty_revealed = False
         self._shown: set = set()
         self._landlord: Optional[int] = None
@@ -343,9 +342,12 @@ class Game(TablePolicy):
     def legal_action_ids(self) -> List[int]:
         """The ids of ``legal_actions()`` in the same order (``Rules.num_actions`` ids: plays
         by ``Move.id``, PASS at ``rules.pass_id``, decision k at ``pass_id + 1 + k``)."""
-        if self._phase == "PLAY":
+        phase = self._phase
+        if phase == "PLAY":
             return self._ps.legal_actions()  # type: ignore[union-attr]  # PLAY has a play state
-        return action_space.legal_ids(self)
+        if self._FILTERS_OFFERS or phase == "OVER":
+            return action_space.legal_ids(self)
+        return list(self._phase_ids[phase])
 
     def legal_action_mask(self) -> "np.ndarray":
         """A numpy bool array of length ``rules.num_actions``, True at ``legal_action_ids()``."""
@@ -392,12 +394,15 @@ class Game(TablePolicy):
                 self._finish(self._score())
             elif self._play_hook:
                 self._after_play_action(acting)
-        elif type(action) is int and self._seat is not None and (seat is None or seat == self._seat) \
-                and 0 <= action - self._pass_id - 1 < len(self._DECISIONS) \
-                and self._DECISIONS[action - self._pass_id - 1] in self._decision_actions():
-            token = self._apply(("decide", self._DECISIONS[action - self._pass_id - 1]))  # an offered decision's id
         else:
-            token = self._apply(self._validate(action, seat))
+            k = action - self._pass_id - 1 if type(action) is int else -1
+            acting = self._seat
+            if acting is not None and (seat is None or seat == acting) and 0 <= k < len(self._DECISIONS) \
+                    and self._DECISIONS[k] in self._decision_actions():  # an offered decision's id
+                token = self._DECISIONS[k]
+                self._decided(acting, token)
+            else:
+                token = self._apply(self._validate(action, seat))
         self._clock = 0.0
         return token
 
@@ -461,15 +466,18 @@ class Game(TablePolicy):
             token = self._hands.play(self._play, arg)
             self._played(seat, token)
             return token
-        self._history.append((seat, arg))
-        self._decisions.append((seat, arg))
-        self._decide(seat, arg)
+        self._decided(seat, arg)
         return arg
+
+    def _decided(self, seat: int, token: str) -> None:
+        """Records and applies a checked decision of the seat to act."""
+        self._history.append((seat, token))
+        self._decisions.append((seat, token))
+        self._decide(seat, token)
 
     # ---- the play phase ------------------------------------------------------------
     def _start_play(self, bomb_limits: Optional[List[Optional[int]]] = None) -> None:
-        hands = [self._hands.cards(s) for s in range(self._n)]
-        self._ps = PlayState(hands, self._ll, self._rules, bomb_limits=bomb_limits)
+        self._ps = self._hands.start_play(self._ll, bomb_limits)
         self._phase = "PLAY"
         self._seat = None
 
@@ -528,24 +536,17 @@ class Game(TablePolicy):
             "legal_actions": self.legal_actions() if to_act == seat else [],
         }
 
-    def _encoder_view(self) -> Tuple[Optional[PlayState], List[int], Optional[int], Optional[int], set,
-                                     int, Dict[str, Any], List[Tuple[int, str]]]:
-        """What ``ddz.encode.compact`` reads, without building ``observation()``: the play state
-        (None before the play), the hands' rank words (the encoder reads a seat's own and the
-        others' counts only), the seat to act, the landlord, the face-up seats, the kitty's
-        word once revealed (else 0), the factors and this deal's decisions."""
-        if self._ps is not None or not self._dealt():
-            words = [0] * self._n  # the core reads the hands from the play state
-        else:
-            words = [self._hands.cards(s).word for s in range(self._n)]
+    def _encoder_view(self) -> Tuple[Optional[int], set, int, List[Tuple[int, str]]]:
+        """What ``ddz.encode.compact`` reads of the Game besides the play state and the hands,
+        without building ``observation()``: the landlord, the face-up seats, the kitty's word
+        once revealed (else 0) and this deal's decisions."""
         if not self._kitty_revealed:
             kitty = 0
         else:
             if self._kitty_word is None:  # the kitty does not change once revealed
                 self._kitty_word = self._hands.kitty_cards.word
             kitty = self._kitty_word
-        return (self._ps, words, self.current_seat, self._landlord, self._visible_seats(), kitty,
-                self._factors_now(), self._decisions)
+        return self._landlord, self._visible_seats(), kitty, self._decisions
 
     def _factors_now(self) -> Dict[str, Any]:
         """``_current_factors()``, computed again only when something it reads may have
@@ -617,6 +618,10 @@ class Game(TablePolicy):
                 new.__dict__[k] = v.clone() if v is not None else None
             elif k == "_deals":  # deals are never changed once drawn
                 new.__dict__[k] = list(v)
+            elif k == "_phase_ids":  # a cache shared by every game of the variant and rules
+                new.__dict__[k] = v
+            elif k == "_encoder_cache":  # keyed by this game's factors dict, which the copy does not share
+                new.__dict__[k] = None
             else:
                 new.__dict__[k] = copy.deepcopy(v, memo)
         return new
@@ -691,6 +696,14 @@ Game.__signature__ = inspect.signature(Game.__init__).replace(  # type: ignore[a
 # each variant's auction module registers its Game subclass here (they import Game, so they
 # are imported after it; one module per variant: _auction_classic, _auction_twop, _auction_bengbu)
 _VARIANT_CLASS: Dict[str, type] = {}
+
+
+@functools.lru_cache(maxsize=None)
+def _phase_ids(cls: type, pass_id: int) -> Dict[str, Tuple[int, ...]]:
+    """phase -> the action ids of its tokens in table order (decision k is ``pass_id + 1 + k``),
+    for the variants whose phases offer all their tokens."""
+    return {phase: tuple(pass_id + 1 + cls._DECISIONS.index(t) for t in tokens)  # type: ignore[attr-defined]
+            for phase, tokens in cls._PHASE_TOKENS.items()}  # type: ignore[attr-defined]
 
 
 def register_variant(variant: str, cls: type) -> None:

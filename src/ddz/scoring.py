@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ._core import Cards, Kind, PlayState
 
@@ -52,9 +52,9 @@ class GameResult:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-@dataclass(frozen=True)
-class PlaySummary:
-    """What scoring reads of a finished (or running) play phase."""
+class PlaySummary(NamedTuple):
+    """What scoring reads of a finished (or running) play phase (a named tuple: one is made
+    for every hand's score and every observation's factors, and a tuple is made fastest)."""
 
     winner_side: Optional[str]
     winner_seat: Optional[int]
@@ -77,10 +77,11 @@ def kitty_factor(kitty: Union[str, Cards], combine: str = "product") -> int:
     """CLASSIC3 kitty factor (docs/rules.md §6, A15) of the three kitty cards (a str or
     Cards): joker part × rank part (or the larger)."""
     word = (kitty if isinstance(kitty, Cards) else Cards(kitty)).word  # 4 bits a rank: 3 .. 2, B, R
-    counts = [(word >> (4 * r)) & 15 for r in range(15)]
-    jokers = counts[13] + counts[14]
+    jokers = ((word >> 52) & 15) + ((word >> 56) & 15)
     joker_part = 4 if jokers == 2 else 2 if jokers == 1 else 1
-    rank_part = 2 if 3 in counts or counts[12] == 2 else 1
+    # a rank held three times: a nibble 0b0011 among ranks 3 .. 2 (bits 0 and 1 set, 2 and 3 clear)
+    trio = word & (word >> 1) & ~(word >> 2) & ~(word >> 3) & 0x1111111111111
+    rank_part = 2 if trio or (word >> 48) & 15 == 2 else 1
     return joker_part * rank_part if combine == "product" else max(joker_part, rank_part)
 
 
@@ -110,8 +111,7 @@ def _doubling(variant: str, options: Mapping[str, Any], play: PlaySummary) -> in
 
 # ---- CLASSIC3 (docs/rules.md §6) ---------------------------------------------------------
 
-@dataclass(frozen=True)
-class ClassicAuction:
+class ClassicAuction(NamedTuple):
     landlord: Optional[int]
     robs: int
     showed: bool
@@ -148,8 +148,7 @@ def classic_score(a: ClassicAuction, play: PlaySummary, options: Mapping[str, An
 
 # ---- TWOP (docs/rules.md §7) --------------------------------------------------------------
 
-@dataclass(frozen=True)
-class TwopAuction:
+class TwopAuction(NamedTuple):
     landlord: Optional[int]
     shows: int          # SHOW_START decisions made
     fanshen: bool
@@ -227,8 +226,7 @@ def twop_escape(a: TwopAuction, play: PlaySummary, escapee: int, held: Optional[
 
 # ---- BENGBU4 (docs/rules.md §8) -----------------------------------------------------------
 
-@dataclass(frozen=True)
-class BengbuAuction:
+class BengbuAuction(NamedTuple):
     landlord: Optional[int]
     base: Optional[int]          # the bid that made the landlord (3 for a grab); None before
     high_bid: int                # the highest bid so far

@@ -49,10 +49,8 @@ def spaces_for(rules: Rules) -> Any:
 def observe(game: Game, seat: int) -> Dict[str, np.ndarray]:
     """The seat's observation: ``compact(game, seat)`` (only what the seat may see) and a
     mask of its legal action ids (all zeros when another seat is to act)."""
-    mask = np.zeros(game.rules.num_actions, dtype=np.int8)
-    if game.current_seat == seat:
-        mask[game.legal_action_ids()] = 1
-    return {"observation": encode.compact(game, seat), "action_mask": mask}
+    row, mask = encode._observation(game, seat)  # one core call writes both
+    return {"observation": row, "action_mask": mask}
 
 
 def sample_worlds(game: Game, seat: int, n: int, seed: int = 0) -> np.ndarray:

@@ -17,9 +17,10 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 from pettingzoo import AECEnv
 
+from .. import encode
 from .._rules import Rules
 from ..game import Game
-from ._common import check_rules, new_game, observe, sample_worlds, spaces_for
+from ._common import check_rules, new_game, sample_worlds, spaces_for
 
 __all__ = ["DdzAECEnv"]
 
@@ -70,27 +71,29 @@ class DdzAECEnv(AECEnv):
         return seat
 
     def observe(self, agent: str) -> Dict[str, np.ndarray]:
-        return observe(self._game(), self._seat[agent])
+        g = self.game if self.game is not None else self._game()
+        row, mask = encode._observation(g, self._seat[agent])  # _common.observe, inlined: the hot path
+        return {"observation": row, "action_mask": mask}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        g = self._game()
+        g = self.game if self.game is not None else self._game()
+        seat = self._seat[agent]
+        g.apply(action if type(action) is int else int(action), seat)
         self._cumulative_rewards[agent] = 0
-        g.apply(int(action), self._seat[agent])
-        if g.result is not None:
-            scores = g.result.scores
-            for a in self.agents:
-                self.rewards[a] = scores[self._seat[a]]
-                self.terminations[a] = True
-            nxt = (self._seat[agent] + 1) % self.rules.players
-        else:
-            for a in self.agents:
-                self.rewards[a] = 0
-            nxt = self._to_act()
-        self.agent_selection = self.possible_agents[nxt]
+        result = g.result
+        if result is None:
+            # every reward of a hand in progress is 0 (reset sets them; only the end changes
+            # them, and it ends the hand), so there is nothing to set or accumulate
+            self.agent_selection = self.possible_agents[g.current_seat]  # type: ignore[index]
+            return
+        for a in self.agents:
+            self.rewards[a] = result.scores[self._seat[a]]
+            self.terminations[a] = True
+        self.agent_selection = self.possible_agents[(seat + 1) % self.rules.players]
         self._accumulate_rewards()
 
     def sample_worlds(self, agent: str, n: int, seed: int = 0) -> np.ndarray:
