@@ -9,7 +9,6 @@ changes nothing), ``is_over``, ``result``, ``observation(seat)``.
 from __future__ import annotations
 
 import copy
-import functools
 import inspect
 import json
 import random
@@ -698,12 +697,18 @@ Game.__signature__ = inspect.signature(Game.__init__).replace(  # type: ignore[a
 _VARIANT_CLASS: Dict[str, type] = {}
 
 
-@functools.lru_cache(maxsize=None)
+_PHASE_IDS: Dict[Tuple[type, int], Dict[str, Tuple[int, ...]]] = {}
+
+
 def _phase_ids(cls: type, pass_id: int) -> Dict[str, Tuple[int, ...]]:
     """phase -> the action ids of its tokens in table order (decision k is ``pass_id + 1 + k``),
-    for the variants whose phases offer all their tokens."""
-    return {phase: tuple(pass_id + 1 + cls._DECISIONS.index(t) for t in tokens)  # type: ignore[attr-defined]
+    for the variants whose phases offer all their tokens; one table per variant class and PASS id."""
+    ids = _PHASE_IDS.get((cls, pass_id))
+    if ids is None:
+        ids = _PHASE_IDS[(cls, pass_id)] = {
+            phase: tuple(pass_id + 1 + cls._DECISIONS.index(t) for t in tokens)  # type: ignore[attr-defined]
             for phase, tokens in cls._PHASE_TOKENS.items()}  # type: ignore[attr-defined]
+    return ids
 
 
 def register_variant(variant: str, cls: type) -> None:
