@@ -197,10 +197,16 @@ PyObject* ps_clone(PyObject* self, PyObject*) {
   return raw_call([P]() -> PyObject* { return py::cast(PlayStateObj(*P)).release().ptr(); });
 }
 
+PyObject* ps_bombs_total(PyObject* self, void*) {
+  PlayStateObj* P = raw_value<PlayStateObj>(self);
+  return P ? PyLong_FromLong(long(P->s.bombs_total())) : nullptr;
+}
+
 PyGetSetDef ps_getters[] = {
     {"current_seat", ps_current_seat, nullptr, "the seat to act (the seat that went out, once the hand is over)",
      nullptr},
     {"is_over", ps_is_over, nullptr, "True once a seat has played its last card", nullptr},
+    {"bombs_total", ps_bombs_total, nullptr, "bomb-class plays so far (the rocket included)", nullptr},
 };
 
 PyMethodDef ps_methods[] = {
@@ -304,7 +310,6 @@ void register_play(py::module_& m) {
             int seat = seat_arg(P, seat_h);
             return int(P.s.bombs[seat]);
           }, py::arg("seat"), "bomb-class plays of a seat (ROCKET and JOKER_BOMB included)")
-      .def_property_readonly("bombs_total", [](const PlayStateObj& P) { return P.s.bombs_total(); })
       .def_property_readonly("bombs_by_kind", [](const PlayStateObj& P) {
             py::dict d;
             for (int k = 0; k < kNumKinds; ++k)

@@ -159,20 +159,25 @@ def _game_static(g: Any) -> Any:
     deal, the shown hands and the kitty."""
     factors = g._factors_now()
     cached = g._encoder_cache
-    if cached is None or cached[0] is not factors:
-        landlord, shown_seats, kitty, decisions = g._encoder_view()
-        variant = g.rules.variant
-        index = _DECISION_INDEX[variant]
-        steps: List[int] = []
-        for s, token in decisions[-AUCTION_STEPS:]:
-            steps += (s, index[token])
-        shown = 0
-        for s in shown_seats:
-            shown |= 1 << s
-        cached = g._encoder_cache = (factors, _core._compact_static(
-            g.rules, len(index), -1 if landlord is None else landlord, shown, kitty,
-            _factor_codes(variant, factors), steps))
-    return cached[1]
+    if cached is not None and cached[0] is factors:
+        return cached[1]
+    return _new_game_static(g, factors)
+
+
+def _new_game_static(g: Any, factors: Dict[str, Any]) -> Any:
+    landlord, shown_seats, kitty, decisions = g._encoder_view()
+    variant = g.rules.variant
+    index = _DECISION_INDEX[variant]
+    steps: List[int] = []
+    for s, token in decisions[-AUCTION_STEPS:]:
+        steps += (s, index[token])
+    shown = 0
+    for s in shown_seats:
+        shown |= 1 << s
+    static = _core._compact_static(g.rules, len(index), -1 if landlord is None else landlord, shown, kitty,
+                                   _factor_codes(variant, factors), steps)
+    g._encoder_cache = (factors, static)
+    return static
 
 
 def _hand_words(g: Any) -> List[int]:
@@ -195,6 +200,9 @@ def _game_row(g: Any, seat: int, out: Optional[npt.NDArray[np.int8]]) -> npt.NDA
 def _observation(g: Any, seat: int) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
     """(``compact(g, seat)``, the int8 mask of the seat's legal action ids) in one core call:
     the environments' hot path. The mask is all zeros when another seat is to act."""
+    factors = g._factors_now()  # _game_static, inlined
+    cached = g._encoder_cache
+    static = cached[1] if cached is not None and cached[0] is factors else _new_game_static(g, factors)
     ps = g._ps
     if g._phase == "PLAY":  # Game.current_seat and legal_action_ids, inlined
         to_act = ps.current_seat
@@ -204,7 +212,7 @@ def _observation(g: Any, seat: int) -> Tuple[npt.NDArray[np.int8], npt.NDArray[n
         to_act = g._seat
         legal = g.legal_action_ids() if to_act == seat and to_act is not None else None
         words = _hand_words(g)
-    return _core._observe_game(_game_static(g), ps, words, -1 if to_act is None else to_act, seat, legal)
+    return _core._observe_game(static, ps, words, -1 if to_act is None else to_act, seat, legal)
 
 
 def _seat(seat: Any, n: int) -> int:

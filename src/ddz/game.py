@@ -552,8 +552,10 @@ class Game(TablePolicy):
         changed: a decision or a re-deal, the phase, a bomb-class play, the end of the hand
         (within a phase the factors read nothing else). The dict is shared: do not change it."""
         ps = self._ps
-        key = (self._redeals, len(self._decisions), self._phase,
-               ps.bombs_total if ps is not None else -1, ps.is_over if ps is not None else False)
+        if ps is not None:
+            key = (self._redeals, len(self._decisions), self._phase, ps.bombs_total, ps.is_over)
+        else:
+            key = (self._redeals, len(self._decisions), self._phase, -1, False)
         if self._factors_key != key:
             self._factors_key = key
             self._factors_cache = self._current_factors()
