@@ -17,6 +17,7 @@ The rules: ``Rules.classic()`` for ``Game`` (its bidding is CLASSIC3's), and
 """
 from __future__ import annotations
 
+import functools
 import random
 import time
 from typing import Callable, List, Tuple
@@ -151,19 +152,42 @@ def _played(ps, rng: random.Random, k: int):
     return ps
 
 
+# the depth of the states that clone_apply_rate times after the start
+CLONE_DEPTH = 40
+
+
+@functools.lru_cache(maxsize=4)
+def _clone_pairs(hands: int, seed: int) -> Tuple[list, list]:
+    """(starts, states CLONE_DEPTH actions in), each with its first legal action: ``hands``
+    hands built once, each start beside its deep copy, and kept for every call. A clone reads
+    its source, so where the allocator put the sources changes clone() by up to 2x (states
+    built in another call, or played further, lie elsewhere); timing both depths on the same
+    objects leaves the depth as the only difference."""
+    r = ddz.Rules.classic_openspiel()
+    rng = random.Random(seed)
+    starts, deeps = [], []
+    for d in _lead_hands(hands * 3, seed):
+        start = ddz.PlayState([d[:20], d[20:37], d[37:]], 0, r)
+        deep = _played(start.clone(), rng, CLONE_DEPTH)
+        if not deep.is_over and deep.num_actions == CLONE_DEPTH:
+            starts.append((start, start.legal_actions()[0]))
+            deeps.append((deep, deep.legal_actions()[0]))
+        if len(starts) == hands:
+            break
+    return starts, deeps
+
+
+def _clone_states(after: int, hands: int, seed: int) -> list:
+    if after not in (0, CLONE_DEPTH):
+        raise ValueError(f"after must be 0 or {CLONE_DEPTH}")
+    return _clone_pairs(hands, seed)[1 if after else 0]
+
+
 def clone_apply_rate(after: int = 40, hands: int = 300, seed: int = 2026, repeat: int = 3,
                      apply: bool = True) -> float:
     """(clone + apply of a legal action) per second on PlayStates ``after`` actions into a hand
-    (``apply=False``: the clone alone)."""
-    r = ddz.Rules.classic_openspiel()
-    rng = random.Random(seed)
-    states = []
-    for d in _lead_hands(hands * 3, seed):
-        ps = _played(ddz.PlayState([d[:20], d[20:37], d[37:]], 0, r), rng, after)
-        if not ps.is_over and ps.num_actions == after:
-            states.append((ps, ps.legal_actions()[0]))
-        if len(states) == hands:
-            break
+    (0 or CLONE_DEPTH; ``apply=False``: the clone alone)."""
+    states = _clone_states(after, hands, seed)
     reps = 20
 
     def run() -> float:
