@@ -7,6 +7,9 @@ included, a numpy random legal id), and ddz's RLCard environment ``ddz-classic``
     python benchmarks/bench_envs.py                 # 2,000 actions each (--cpu: CPU time)
     python benchmarks/bench_envs.py --actions 20000
 
+Beside each PettingZoo figure: what the loop's own pick of a legal id from the mask costs
+(``mask_pick_rate``), the floor under any environment on this loop.
+
 The same runners feed ``benchmarks/workloads.py`` (``python benchmarks/run_all.py --only env.``).
 """
 from __future__ import annotations
@@ -90,6 +93,35 @@ def pettingzoo_rate(rules: ddz.Rules, actions: int = 2000, seed: int = 2026, rep
         return actions / _best(run, repeat)
 
 
+def mask_pick_rate(rules: ddz.Rules, actions: int = 2000, seed: int = 2026, repeat: int = 3) -> float:
+    """The loop of ``pettingzoo_rate`` without the environment: picks per second of a random
+    legal id from the action masks of real observations (collected first, then read in the
+    timed loop exactly as pettingzoo_rate reads them). Its reciprocal is the loop's own cost
+    per action, which no environment can go below: the mask is ``rules.num_actions`` wide."""
+    from ddz.envs import pettingzoo_env
+    env = pettingzoo_env(rules)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    masks = []
+    while len(masks) < actions:
+        if not env.agents:
+            env.reset()
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        masks.append(obs)
+        legal = obs["action_mask"].view(np.bool_).nonzero()[0]
+        env.step(int(legal[int(rng.integers(len(legal)))]))
+
+    def run() -> None:
+        for obs in masks:
+            legal = obs["action_mask"].view(np.bool_).nonzero()[0]
+            int(legal[int(rng.integers(len(legal)))])
+
+    return actions / _best(run, repeat)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--actions", type=int, default=2000)
@@ -106,7 +138,10 @@ def main(argv=None) -> None:
     for name, rules in (("CLASSIC3", ddz.Rules.classic()), ("TWOP", ddz.Rules.two_player()),
                         ("BENGBU4", ddz.Rules.bengbu())):
         pz = pettingzoo_rate(rules, args.actions, repeat=args.repeat)
-        print(f"ddz PettingZoo AEC ({name + ')':9s}      {1e6 / pz:8.1f} us/action  {pz / peer:5.2f}x RLCard")
+        pick = mask_pick_rate(rules, args.actions, repeat=args.repeat)
+        print(f"ddz PettingZoo AEC ({name + ')':9s}      {1e6 / pz:8.1f} us/action  {pz / peer:5.2f}x RLCard"
+              f"   (of which the loop's pick from the {rules.num_actions}-wide mask {1e6 / pick:5.1f} us;"
+              f" a free env would be {pick / peer:5.1f}x)")
 
 
 if __name__ == "__main__":

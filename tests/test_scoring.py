@@ -89,3 +89,21 @@ def test_results_carry_their_terms():
     r = _finished(Rules.two_player(twop_zero_sum=True), 0, lambda r: r.kind == "normal").result
     s = settle(r, ROOMS["score"], (0, 0))
     assert sum(s.changes) == 0  # zero-sum settles without being told
+
+
+@pytest.mark.parametrize("rules", [Rules.classic(), Rules.two_player(), Rules.bengbu()], ids=lambda r: r.variant)
+def test_play_summary_reads_every_field_of_the_play_state(rules):
+    """PlaySummary.of (one core call) gives what the play state's own properties say, at every
+    step of random hands (the fields scoring reads: winner, spring, bombs by kind, missiles)."""
+    from ddz.scoring import PlaySummary
+    rng = random.Random(7)
+    for seed in range(12):
+        hands, landlord = ddz.deal(rules, seed, 0)
+        ps = ddz.PlayState(hands, landlord, rules)
+        while True:
+            s = PlaySummary.of(ps)
+            assert s == (ps.winner_side, ps.winner_seat, ps.spring, ps.anti_spring, dict(ps.bombs_by_kind),
+                         tuple(ps.missiles(i) for i in range(ps.num_players)), ps.bombs_total)
+            if ps.is_over:
+                break
+            ps.apply(rng.choice(ps.legal_actions()))

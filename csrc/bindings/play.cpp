@@ -310,6 +310,20 @@ void register_play(py::module_& m) {
             int seat = seat_arg(P, seat_h);
             return int(P.s.bombs[seat]);
           }, py::arg("seat"), "bomb-class plays of a seat (ROCKET and JOKER_BOMB included)")
+      .def("_summary", [](const PlayStateObj& P) {
+            const PlayState& S = P.s;
+            const Rules& r = P.rules->r;
+            py::dict kinds;
+            for (int k = 0; k < kNumKinds; ++k)
+              if (is_bomb_kind(k) && S.kind_plays[k]) kinds[py::cast(Kind(k))] = int(S.kind_plays[k]);
+            py::tuple missiles(S.n);
+            for (int i = 0; i < S.n; ++i) missiles[size_t(i)] = int(S.missiles[i]);
+            const bool over = S.over();
+            return py::make_tuple(over ? py::object(py::str(S.landlord_won() ? "landlord" : "farmers")) : py::none(),
+                                  over ? py::object(py::int_(int(S.out))) : py::object(py::none()), S.spring(r),
+                                  S.anti_spring(r), kinds, missiles, int(S.bombs_total()));
+          }, "(winner_side, winner_seat, spring, anti_spring, bombs_by_kind, missiles per seat, bombs_total) in "
+             "one call: the fields of ddz.scoring.PlaySummary")
       .def_property_readonly("bombs_by_kind", [](const PlayStateObj& P) {
             py::dict d;
             for (int k = 0; k < kNumKinds; ++k)

@@ -66,8 +66,7 @@ class PlaySummary(NamedTuple):
 
     @classmethod
     def of(cls, ps: PlayState) -> "PlaySummary":
-        return cls(ps.winner_side, ps.winner_seat, ps.spring, ps.anti_spring, dict(ps.bombs_by_kind),
-                   tuple(ps.missiles(s) for s in range(ps.num_players)), ps.bombs_total)
+        return cls(*ps._summary())  # the core reads every field in one call
 
 
 NO_PLAY = PlaySummary(None, None, False, False, {}, (), 0)
