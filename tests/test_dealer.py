@@ -140,3 +140,22 @@ def test_play_errors_leave_hands_and_state_unchanged():
     token = g.apply("PLAY 333")
     assert token == "PLAY 3s 3h 3c"  # the lowest ids of the rank: suits s, h, c before d
 
+
+
+def test_physical_play_records_into_a_history_list():
+    """PhysicalHands.play(ps, action, history) appends (seat, token) once the play is made;
+    an illegal play or a history that is no list appends nothing and changes nothing."""
+    rules = ddz.Rules.classic()
+    hands, seat, _ = _core.PhysicalHands.deal(rules, 5, 0)
+    hands.take_kitty(seat)
+    ps = hands.start_play(seat)
+    history = []
+    with pytest.raises(ddz.IllegalAction):
+        hands.play(ps, "PASS", history)  # a lead may not pass
+    with pytest.raises(TypeError):
+        hands.play(ps, ps.legal_actions()[0], ())
+    assert history == [] and ps.num_actions == 0 and hands.count(seat) == 20
+    token = hands.play(ps, ps.legal_actions()[0], history)
+    assert history == [(seat, token)] and ps.num_actions == 1 and hands.count(seat) < 20
+    token2 = hands.play(ps, rules.pass_id, history)
+    assert token2 == "PASS" and history[-1] == ((seat + 1) % 3, "PASS")

@@ -241,7 +241,11 @@ PyObject* physical_play(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
   PhysicalObj* P = raw_value<PhysicalObj>(self);
   if (!P) return nullptr;
   return raw_call([P, args, nargs]() -> PyObject* {
-    if (nargs != 2) throw ArgumentTypeError("play(play_state, action) takes 2 arguments, got " + std::to_string(nargs));
+    if (nargs != 2 && nargs != 3)
+      throw ArgumentTypeError("play(play_state, action, history=None) takes 2 or 3 arguments, got " +
+                              std::to_string(nargs));
+    PyObject* history = nargs == 3 && args[2] != Py_None ? args[2] : nullptr;
+    if (history && !PyList_Check(history)) throw ArgumentTypeError("history must be a list, not " + type_name(args[2]));
     PlayStateObj& S = play_state_of(args[0]);
     IdSet ids = 0;
     bool pass = false;
@@ -252,25 +256,39 @@ PyObject* physical_play(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
     Illegal why = check_play(*P, S, args[1], ids, pass, reading, msg, type_error);
     if (type_error) throw IllegalActionTypeError(msg);
     if (why != Illegal::None) throw IllegalActionError(msg, why);
+    PyObject* token;
     if (pass) {
       push_action(S, kPassEnc, 0, true, reading);
-      return PyUnicode_FromStringAndSize("PASS", 4);
+      token = PyUnicode_FromStringAndSize("PASS", 4);
+    } else {
+      Counts cards = counts_of_ids(ids);
+      push_action(S, encode(cards, reading.kind), cards, false, reading);
+      P->h.held[seat] &= ~ids;
+      std::string text = "PLAY " + names_of(ids);
+      token = PyUnicode_FromStringAndSize(text.data(), Py_ssize_t(text.size()));
     }
-    Counts cards = counts_of_ids(ids);
-    push_action(S, encode(cards, reading.kind), cards, false, reading);
-    P->h.held[seat] &= ~ids;
-    std::string token = "PLAY " + names_of(ids);
-    return PyUnicode_FromStringAndSize(token.data(), Py_ssize_t(token.size()));
+    if (token && history) {  // the play is made: record it (a failure here is only out of memory)
+      PyObject* seat_obj = PyLong_FromLong(seat);
+      PyObject* entry = seat_obj ? PyTuple_Pack(2, seat_obj, token) : nullptr;
+      Py_XDECREF(seat_obj);
+      if (!entry || PyList_Append(history, entry) < 0) {
+        Py_XDECREF(entry);
+        Py_DECREF(token);
+        return nullptr;
+      }
+      Py_DECREF(entry);
+    }
+    return token;
   });
 }
 
 PyMethodDef physical_methods[] = {
     {"play", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(physical_play)), METH_FASTCALL,
-     "play(self, play_state: ddz.PlayState, action: int | str | ddz.Move | list[int | str]) -> str\n\nPlays real cards for the seat to act of `play_state`: an action id, a "
+     "play(self, play_state: ddz.PlayState, action: int | str | ddz.Move | list[int | str], history: list | None = None) -> str\n\nPlays real cards for the seat to act of `play_state`: an action id, a "
      "Move or 'PLAY <ranks>' takes the seat's lowest ids of each rank (an id's reading must be the one the state "
      "gives them), 'PLAY 3s 3h' or a list of ids/names names them; 'PASS' (or PASS's id) passes. Applies it to "
-     "both and returns the recorded token ('PLAY 3s 3h', 'PASS'). An illegal play raises ddz.IllegalAction and "
-     "changes neither."},
+     "both and returns the recorded token ('PLAY 3s 3h', 'PASS'), appending (seat, token) to `history` when given. An "
+     "illegal play raises ddz.IllegalAction and changes neither."},
 };
 
 }  // namespace

@@ -378,21 +378,20 @@ class Game(TablePolicy):
         ``IllegalAction`` that ``check`` returns and changes nothing."""
         if self._phase == "PLAY":  # the hot path: the core checks and plays real cards in one step
             ps = self._ps
-            acting = ps.current_seat  # type: ignore[union-attr]  # PLAY has a play state
-            if seat is not None and seat != acting:
+            if seat is not None and seat != ps.current_seat:  # type: ignore[union-attr]  # PLAY has a play state
                 self._check_turn(seat)
             if type(action) is not int or not 0 <= action <= self._pass_id:
                 if isinstance(action, (int, np.integer)):
                     action = self._id_action(action)
-            try:  # a play's or PASS's id goes to the core as it is: it checks the reading the id names
-                token = self._hands.play(ps, action)  # type: ignore[arg-type]
+            try:  # a play's or PASS's id goes to the core as it is: it checks the reading the id names;
+                # the core appends (seat, token) to the history once the play is made
+                token = self._hands.play(ps, action, self._history)  # type: ignore[arg-type]
             except IllegalAction as e:
                 raise self._play_error(action, e) from None
-            self._history.append((acting, token))
             if ps.is_over:  # type: ignore[union-attr]
                 self._finish(self._score())
             elif self._play_hook:
-                self._after_play_action(acting)
+                self._after_play_action(self._history[-1][0])  # type: ignore[arg-type]  # a play has a seat
         else:
             k = action - self._pass_id - 1 if type(action) is int else -1
             acting = self._seat
