@@ -266,6 +266,22 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       }, py::arg("hand"), py::arg("rules"), py::arg("prev") = py::none(),
       "The number of plays legal_moves(hand, rules, prev) lists, counted in closed form (nothing built).");
 
+  m.def("_select_move", [](HandArg hand, RulesArg rules, PrevArg prev, IntArg index) {
+        RulesPtr rp = rules_arg(rules);
+        Counts h = hand_arg(hand, *rp, "hand");
+        Interp top;
+        bool f = prev_arg(prev, rp, top);
+        const uint64_t n = count(rp->r, h, f ? &top : nullptr);
+        const uint64_t i = uint64_t(int_arg(index, "index", 0, n ? (long long)(n - 1) : 0));
+        if (i >= n) throw ArgumentError("index " + std::to_string(i) + " is past the " + std::to_string(n) + " plays");
+        MoveBuffer& b = tl_buf;
+        Enc e = select_move(rp->r, h, f ? &top : nullptr, i, b);
+        trim(b);
+        return e;
+      }, py::arg("hand"), py::arg("rules"), py::arg("prev"), py::arg("index"),
+      "legal_moves_array(hand, rules, prev)[index] built alone (the family holding it only), as simulate's random "
+      "policy picks it.");
+
   m.def("legal_moves_array", [](HandArg hand, RulesArg rules, PrevArg prev) {
         RulesPtr rp = rules_arg(rules);
         Counts h = hand_arg(hand, *rp, "hand");

@@ -183,6 +183,9 @@ struct MoveBuffer {
 void generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out);
 /// The same count, nothing stored (closed-form kicker counts).
 uint64_t count(const Rules& r, Counts hand, const Interp* top);
+/// Move i (0-based, i < count(r, hand, top)) of generate()'s list, building only the family
+/// that holds it (in scratch); 0 when i is past the end.
+Enc select_move(const Rules& r, Counts hand, const Interp* top, uint64_t i, MoveBuffer& scratch);
 /// generate / count over many hands (tops[i] null: a lead; tops itself null: every hand
 /// leads), one ISA dispatch for the whole batch; offsets[i+1] = the end of hand i's moves in
 /// out (or the running count).

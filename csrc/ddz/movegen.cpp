@@ -71,6 +71,13 @@ uint64_t count(const Rules& r, Counts hand, const Interp* top) {
   return scalar::count_impl(r, hand, top);
 }
 
+Enc select_move(const Rules& r, Counts hand, const Interp* top, uint64_t i, MoveBuffer& scratch) {
+#ifdef DDZ_HAVE_FAST
+  if (dispatch_level() == 1) return fast::select_impl(r, hand, top, i, scratch);
+#endif
+  return scalar::select_impl(r, hand, top, i, scratch);
+}
+
 // The per-hand generator is a template argument (a lambda type per ISA), so each loop calls
 // it directly and may inline it; a batch of leads (tops null) has no per-hand branch on it.
 template <class Gen1>
