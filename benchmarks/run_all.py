@@ -4,6 +4,7 @@
     python benchmarks/run_all.py --only count.   # names starting with 'count.'
     python benchmarks/run_all.py --scale 0.1     # fewer hands (a quick look)
     python benchmarks/run_all.py --dispatch 0    # the portable scalar build
+    python benchmarks/run_all.py --cpu           # CPU time instead of wall time (a shared machine)
 """
 from __future__ import annotations
 
@@ -24,7 +25,10 @@ def main(argv=None) -> None:
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every workload's hand count")
     ap.add_argument("--dispatch", type=int, choices=(0, 1), default=None,
                     help="0: the portable scalar build, 1: the AVX2/BMI2 build (default: the fastest available)")
+    ap.add_argument("--cpu", action="store_true", help="time by this process's CPU time, not wall time")
     args = ap.parse_args(argv)
+    if args.cpu:
+        W.use_cpu_clock()
     if args.dispatch is not None:
         ddz.set_dispatch_level(args.dispatch)
     prefixes = [p for p in args.only.split(",") if p]
@@ -32,7 +36,8 @@ def main(argv=None) -> None:
     # a ratio needs its reference workload in the same run
     names = {w.name for w in chosen}
     chosen = [w for w in W.WORKLOADS if w.name in names or any(c.vs == w.name for c in chosen)]
-    print(f"ddz {ddz.__version__}, dispatch level {ddz.dispatch_level()}, best of {args.repeat}, scale {args.scale}")
+    print(f"ddz {ddz.__version__}, dispatch level {ddz.dispatch_level()}, best of {args.repeat}, scale {args.scale}, "
+          f"{'CPU' if args.cpu else 'wall'} time")
     results = W.measure(chosen, args.repeat, args.scale)
     head = f"{'workload':38s} {'rules':18s} {'cards':>6s} {'rate':>14s} {'unit':8s} {'plays':>6s} {'ns/move':>8s} {'ratio':>7s}  target / what"
     print(head)

@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference as ref  # noqa: E402
 
 import ddz  # noqa: E402  — the package under test; must be installed
+from ddz import _core  # noqa: E402
 
 COMBO_OPTS = tuple(ref.default_options("classic"))
 
@@ -472,6 +473,10 @@ def _ddz_answers(r, cases):
                 moves = ddz.legal_moves(h, r, prev=prev)
                 arr = ddz.legal_moves_array(h, r, prev=prev)
                 got.append((list(arr), [m.encoded for m in moves], ddz_set(moves), ddz.count_moves(h, r, prev=prev)))
+                # simulate's random policy builds only move i's family: the same move, every i
+                picked = [_core._select_move(h, r, prev, i) for i in range(len(arr))]
+                assert picked == [int(e) for e in arr], f"select_move differs from the list, level {level}"
+
             leads = [h for h, p in cases if p is None]
             _, counts = ddz.legal_moves_batch(leads, r, count_only=True)
             off, _ = ddz.legal_moves_batch(leads, r)

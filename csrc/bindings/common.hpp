@@ -374,17 +374,18 @@ void for_each_item(py::handle h, const char* what, F&& fn) {
 
 /// A 1-D integer numpy array as uint64 words (any integer dtype, byte order or stride; a
 /// negative value wraps to an invalid word). Floats, bools and objects are type errors:
-/// nothing is truncated silently.
-inline std::vector<uint64_t> word_array(py::handle h, const char* what) {
+/// nothing is truncated silently. A C-contiguous uint64 array is used as it is (no copy).
+using WordArray = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>;
+inline WordArray word_array(py::handle h, const char* what) {
   py::array a = py::reinterpret_borrow<py::array>(h);
   char k = a.dtype().kind();
   if (k != 'u' && k != 'i')
     throw ArgumentTypeError(std::string(what) + " must be an integer array (uint64 words), not dtype " +
                             std::string(py::str(a.dtype())));
   if (a.ndim() != 1) throw ArgumentError(std::string(what) + " must be a 1-D array, not " + std::to_string(a.ndim()) + "-D");
-  auto c = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(h);
+  WordArray c = WordArray::ensure(h);
   if (!c) throw py::error_already_set();
-  return std::vector<uint64_t>(c.data(), c.data() + c.size());
+  return c;
 }
 
 /// The reading of an encoded move given by a user (a prevs entry, decode()): the kind must

@@ -266,6 +266,22 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       }, py::arg("hand"), py::arg("rules"), py::arg("prev") = py::none(),
       "The number of plays legal_moves(hand, rules, prev) lists, counted in closed form (nothing built).");
 
+  m.def("_select_move", [](HandArg hand, RulesArg rules, PrevArg prev, IntArg index) {
+        RulesPtr rp = rules_arg(rules);
+        Counts h = hand_arg(hand, *rp, "hand");
+        Interp top;
+        bool f = prev_arg(prev, rp, top);
+        const uint64_t n = count(rp->r, h, f ? &top : nullptr);
+        const uint64_t i = uint64_t(int_arg(index, "index", 0, n ? (long long)(n - 1) : 0));
+        if (i >= n) throw ArgumentError("index " + std::to_string(i) + " is past the " + std::to_string(n) + " plays");
+        MoveBuffer& b = tl_buf;
+        Enc e = select_move(rp->r, h, f ? &top : nullptr, i, b);
+        trim(b);
+        return e;
+      }, py::arg("hand"), py::arg("rules"), py::arg("prev"), py::arg("index"),
+      "legal_moves_array(hand, rules, prev)[index] built alone (the family holding it only), as simulate's random "
+      "policy picks it.");
+
   m.def("legal_moves_array", [](HandArg hand, RulesArg rules, PrevArg prev) {
         RulesPtr rp = rules_arg(rules);
         Counts h = hand_arg(hand, *rp, "hand");
@@ -293,25 +309,35 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
                                 OutArg out) {
         RulesPtr rp = rules_arg(rules);
         bool count_only = bool_arg(count_only_arg, "count_only");
-        std::vector<uint64_t> words;
+        // an integer array is read in place (a uint64 one without a copy), checked in one loop
+        WordArray word_arr;
+        std::vector<uint64_t> word_list;
+        const uint64_t* words;
+        size_t n;
         if (py::isinstance<py::array>(hands)) {
-          words = word_array(hands, "hands");
-          for (size_t i = 0; i < words.size(); ++i)
-            if (!valid_word(rp->r, words[i]))
-              throw CardError("hands[" + std::to_string(i) + "] = " + std::to_string(words[i]) +
-                              " is not a valid rank-count word for these rules");
+          word_arr = word_array(hands, "hands");
+          words = word_arr.data();
+          n = size_t(word_arr.size());
+          size_t bad = first_invalid_word(rp->r, words, n);
+          if (bad < n)
+            throw CardError("hands[" + std::to_string(bad) + "] = " + std::to_string(words[bad]) +
+                            " is not a valid rank-count word for these rules");
         } else {
-          for_each_item(hands, "hands", [&](py::handle h, size_t) { words.push_back(hand_arg(h, *rp, "hand")); });
+          for_each_item(hands, "hands", [&](py::handle h, size_t) { word_list.push_back(hand_arg(h, *rp, "hand")); });
+          words = word_list.data();
+          n = word_list.size();
         }
-        size_t n = words.size();
+        // per-hand tops only when prevs is given: a batch of leads passes none
         std::vector<Interp> tops;
-        std::vector<uint8_t> has_top(n, 0);
+        std::vector<uint8_t> has_top;
         if (!prevs.is_none()) {
           tops.resize(n);
+          has_top.assign(n, 0);
           if (py::isinstance<py::array>(prevs)) {
-            std::vector<uint64_t> enc = word_array(prevs, "prevs");
-            if (enc.size() != n)
-              throw ArgumentError("prevs has " + std::to_string(enc.size()) + " entries for " + std::to_string(n) +
+            WordArray enc_arr = word_array(prevs, "prevs");
+            const uint64_t* enc = enc_arr.data();
+            if (size_t(enc_arr.size()) != n)
+              throw ArgumentError("prevs has " + std::to_string(enc_arr.size()) + " entries for " + std::to_string(n) +
                                   " hands: give one per hand (0 for a lead)");
             for (size_t i = 0; i < n; ++i) {
               if (!enc[i]) continue;
@@ -348,14 +374,19 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
         MoveBuffer& dst = use_out ? ext : buf;
         {
           py::gil_scoped_release nogil;
-          std::vector<const Interp*> top_ptr(n);
-          for (size_t i = 0; i < n; ++i) top_ptr[i] = has_top[i] ? &tops[i] : nullptr;
-          if (count_only) count_batch(rp->r, words.data(), top_ptr.data(), n, off);
-          else generate_batch(rp->r, words.data(), top_ptr.data(), n, dst, off);
+          std::vector<const Interp*> top_ptr;
+          if (!tops.empty()) {
+            top_ptr.resize(n);
+            for (size_t i = 0; i < n; ++i) top_ptr[i] = has_top[i] ? &tops[i] : nullptr;
+          }
+          const Interp* const* tp = tops.empty() ? nullptr : top_ptr.data();
+          if (count_only) count_batch(rp->r, words, tp, n, off);
+          else generate_batch(rp->r, words, tp, n, dst, off);
         }
         if (count_only) {
           py::array_t<int64_t> counts{py::ssize_t(n)};
-          for (size_t i = 0; i < n; ++i) counts.mutable_data()[i] = off[i + 1] - off[i];
+          int64_t* c = counts.mutable_data();
+          for (size_t i = 0; i < n; ++i) c[i] = off[i + 1] - off[i];
           return py::tuple(py::make_tuple(offsets, counts));
         }
         if (use_out) {

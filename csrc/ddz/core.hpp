@@ -183,13 +183,20 @@ struct MoveBuffer {
 void generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out);
 /// The same count, nothing stored (closed-form kicker counts).
 uint64_t count(const Rules& r, Counts hand, const Interp* top);
-/// generate / count over many hands (tops[i] null: a lead), one ISA dispatch for the whole
-/// batch; offsets[i+1] = the end of hand i's moves in out (or the running count).
+/// Move i (0-based, i < count(r, hand, top)) of generate()'s list, building only the family
+/// that holds it (in scratch); 0 when i is past the end.
+Enc select_move(const Rules& r, Counts hand, const Interp* top, uint64_t i, MoveBuffer& scratch);
+/// generate / count over many hands (tops[i] null: a lead; tops itself null: every hand
+/// leads), one ISA dispatch for the whole batch; offsets[i+1] = the end of hand i's moves in
+/// out (or the running count).
 void generate_batch(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, MoveBuffer& out,
                     int64_t* offsets);
 void count_batch(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, int64_t* offsets);
 /// True when every nibble of a rank-count word is within the deck's limits.
 bool valid_word(const Rules& r, Counts w);
+/// The index of the first of w[0..n) that is no valid word, or n when all are (one tight
+/// loop: a batch's input check costs a fraction of a nanosecond a hand).
+size_t first_invalid_word(const Rules& r, const Counts* w, size_t n);
 /// Every (cards, kind) reading of every play of at most r.max_cards cards (the action space).
 void generate_universe(const Rules& r, MoveBuffer& out);
 

@@ -71,10 +71,26 @@ uint64_t count(const Rules& r, Counts hand, const Interp* top) {
   return scalar::count_impl(r, hand, top);
 }
 
+Enc select_move(const Rules& r, Counts hand, const Interp* top, uint64_t i, MoveBuffer& scratch) {
+#ifdef DDZ_HAVE_FAST
+  if (dispatch_level() == 1) return fast::select_impl(r, hand, top, i, scratch);
+#endif
+  return scalar::select_impl(r, hand, top, i, scratch);
+}
+
+// The per-hand generator is a template argument (a lambda type per ISA), so each loop calls
+// it directly and may inline it; a batch of leads (tops null) has no per-hand branch on it.
 template <class Gen1>
 static void batch_loop(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, MoveBuffer& out,
                        int64_t* offsets, Gen1 gen1) {
   offsets[0] = int64_t(out.size);
+  if (!tops) {
+    for (size_t i = 0; i < n; ++i) {
+      gen1(r, hands[i], nullptr, out);
+      offsets[i + 1] = int64_t(out.size);
+    }
+    return;
+  }
   for (size_t i = 0; i < n; ++i) {
     gen1(r, hands[i], tops[i], out);
     offsets[i + 1] = int64_t(out.size);
@@ -84,23 +100,34 @@ static void batch_loop(const Rules& r, const Counts* hands, const Interp* const*
 void generate_batch(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, MoveBuffer& out,
                     int64_t* offsets) {
 #ifdef DDZ_HAVE_FAST
-  if (dispatch_level() == 1) return batch_loop(r, hands, tops, n, out, offsets, fast::gen_impl);
+  if (dispatch_level() == 1)
+    return batch_loop(r, hands, tops, n, out, offsets,
+                      [](const Rules& q, Counts h, const Interp* t, MoveBuffer& o) { fast::gen_impl(q, h, t, o); });
 #endif
-  batch_loop(r, hands, tops, n, out, offsets, scalar::gen_impl);
+  batch_loop(r, hands, tops, n, out, offsets,
+             [](const Rules& q, Counts h, const Interp* t, MoveBuffer& o) { scalar::gen_impl(q, h, t, o); });
 }
 
 template <class Count1>
 static void count_loop(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, int64_t* offsets,
                        Count1 count1) {
+  int64_t total = 0;
   offsets[0] = 0;
-  for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + int64_t(count1(r, hands[i], tops[i]));
+  if (!tops) {
+    for (size_t i = 0; i < n; ++i) offsets[i + 1] = total += int64_t(count1(r, hands[i], nullptr));
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) offsets[i + 1] = total += int64_t(count1(r, hands[i], tops[i]));
 }
 
 void count_batch(const Rules& r, const Counts* hands, const Interp* const* tops, size_t n, int64_t* offsets) {
 #ifdef DDZ_HAVE_FAST
-  if (dispatch_level() == 1) return count_loop(r, hands, tops, n, offsets, fast::count_impl);
+  if (dispatch_level() == 1)
+    return count_loop(r, hands, tops, n, offsets,
+                      [](const Rules& q, Counts h, const Interp* t) { return fast::count_impl(q, h, t); });
 #endif
-  count_loop(r, hands, tops, n, offsets, scalar::count_impl);
+  count_loop(r, hands, tops, n, offsets,
+             [](const Rules& q, Counts h, const Interp* t) { return scalar::count_impl(q, h, t); });
 }
 
 /// Nibble 8-bits set where the nibble is >= k (1 <= k <= 8), for any nibble values 0..15: the
@@ -110,14 +137,32 @@ static inline uint64_t at_least_any(uint64_t w, int k) {
   return (w | ((w & ~kHighs) + uint64_t(8 - k) * kOnes)) & kHighs;
 }
 
-bool valid_word(const Rules& r, Counts w) {
-  if (w >> 60) return false;
+/// Nonzero when w is no valid word: a nibble past R, a rank above max_per_rank (4 or 8) or a
+/// joker above max_joker (1 or 2). Branch-free, so a batch check is one tight loop.
+static inline uint64_t word_excess(bool two_decks, int max_joker, Counts w) {
   constexpr uint64_t kRanksOnly = (uint64_t(1) << 52) - 1;
-  // ranks: no nibble above max_per_rank (4 or 8); jokers: none above max_joker (1 or 2)
-  uint64_t rank_over = r.two_decks ? (w & kHighs) & ((w & ~kHighs) + 7 * kOnes)  // >= 9: the 8-bit and a low bit
-                                   : at_least_any(w, 5);
-  uint64_t joker_over = at_least_any(w, r.max_joker() + 1) & ~kRanksOnly;
-  return !(rank_over & kRanksOnly) && !joker_over;
+  const uint64_t rank_over = two_decks ? (w & kHighs) & ((w & ~kHighs) + 7 * kOnes)  // >= 9: the 8-bit and a low bit
+                                       : at_least_any(w, 5);
+  const uint64_t joker_over = at_least_any(w, max_joker + 1) & ~kRanksOnly;
+  return (w >> 60) | (rank_over & kRanksOnly) | joker_over;
+}
+
+bool valid_word(const Rules& r, Counts w) { return !word_excess(r.two_decks, r.max_joker(), w); }
+
+size_t first_invalid_word(const Rules& r, const Counts* w, size_t n) {
+  const bool two = r.two_decks;
+  const int mj = r.max_joker();
+  // OR-reduce blocks of words; only a block with a bad word is searched word by word
+  constexpr size_t kBlock = 64;
+  for (size_t b = 0; b < n; b += kBlock) {
+    const size_t e = b + kBlock < n ? b + kBlock : n;
+    uint64_t bad = 0;
+    for (size_t i = b; i < e; ++i) bad |= word_excess(two, mj, w[i]);
+    if (bad)
+      for (size_t i = b; i < e; ++i)
+        if (word_excess(two, mj, w[i])) return i;
+  }
+  return n;
 }
 
 void generate_universe(const Rules& r, MoveBuffer& out) {

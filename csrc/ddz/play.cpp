@@ -162,10 +162,19 @@ void simulate_range(const Rules& r, int policy, uint64_t seed, uint64_t first, u
     Rng pick = game_rng(seed ^ 0xA5A5A5A5A5A5A5A5ULL, g);
     PlayState s = start_play(n, hands, landlord, nullptr);
     while (!s.over()) {
-      buf.clear();
-      legal_actions(r, s, buf);
-      size_t i = policy == kGreedy ? greedy_pick(r, s, buf.data, buf.size) : pick.below(uint32_t(buf.size));
-      Enc e = buf.data[i];
+      Enc e;
+      if (policy == kGreedy) {
+        buf.clear();
+        legal_actions(r, s, buf);
+        e = buf.data[greedy_pick(r, s, buf.data, buf.size)];
+      } else {
+        // the same pick as from legal_actions' list (no bomb limits here: every play, then
+        // PASS when following), without building the list: count it, build one family
+        const Interp* top = s.leading() ? nullptr : &s.top_it;
+        const uint64_t plays = count(r, s.hand[s.seat], top);
+        const uint64_t i = pick.below(uint32_t(plays + (top ? 1 : 0)));
+        e = i == plays ? kPass : select_move(r, s.hand[s.seat], top, i, buf);
+      }
       if (e == kPass) {
         apply_action(r, s, 0, true, Interp());
       } else {
