@@ -6,11 +6,9 @@ in BID are filtered by the highest bid so far (``_offered``).
 """
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import scoring
-from .cards import RANKS
 from .game import Game, Transitions, register_variant
 from .scoring import GameResult
 
@@ -51,9 +49,9 @@ class BengbuGame(Game):
         """§2.3.2: 天炸 (all 8 of a rank) / 天尊 (BBRR) in a dealt 25-card hand."""
         out: Dict[int, List[str]] = {}
         for s in range(4):
-            c = Counter(RANKS.index(ch) for ch in str(self._hands.cards(s)))
-            tz = [r for r in range(13) if c[r] == 8]
-            marks = ["天炸"] * len(tz) + (["天尊"] if c[13] == 2 and c[14] == 2 else [])
+            word = self._hands.cards(s).word  # 4 bits a rank: 3 .. 2, B, R
+            tz = [r for r in range(13) if (word >> (4 * r)) & 15 == 8]
+            marks = ["天炸"] * len(tz) + (["天尊"] if (word >> 52) & 15 == 2 and (word >> 56) & 15 == 2 else [])
             if marks:
                 out[s] = marks
         return out
