@@ -347,12 +347,18 @@ void register_encode(py::module_& m) {
             m[id] = 1;
           });
         }
-        return py::make_tuple(row, mask);
+        // the environments' observation dict itself (its keys made once: it is built every step)
+        static PyObject* const k_obs = PyUnicode_InternFromString("observation");
+        static PyObject* const k_mask = PyUnicode_InternFromString("action_mask");
+        py::dict d;
+        if (PyDict_SetItem(d.ptr(), k_obs, row.ptr()) < 0 || PyDict_SetItem(d.ptr(), k_mask, mask.ptr()) < 0)
+          throw py::error_already_set();
+        return d;
       },
       py::arg("static"), py::arg("play_state"), py::arg("hands"), py::arg("to_act"), py::arg("seat"),
       py::arg("legal"),
-      "(compact row, int8 mask over the action ids) of one Game seat: the mask marks `legal` (action ids, or the "
-      "legal actions of a PlayState), all zeros for None (use ddz.envs).");
+      "{'observation': compact row, 'action_mask': int8 mask over the action ids} of one Game seat: the mask "
+      "marks `legal` (action ids, or the legal actions of a PlayState), all zeros for None (use ddz.envs).");
 
   m.def("_douzero", [](RulesArg rules, py::handle starts, py::handle landlords, py::handle actions, py::handle offsets,
                        py::handle legal_h, py::handle legal_off_h, OutArg out_x, OutArg out_z, OutArg out_actions) {

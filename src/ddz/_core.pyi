@@ -251,8 +251,7 @@ def _compact_static(rules: RulesCore, decisions: int, landlord: int, shown: int,
 def _compact_game(static: _CompactStatic, play_state: Optional[PlayState], hands: Sequence[int], to_act: int,
                   seat: int, out: Optional[npt.NDArray[np.int8]] = None) -> npt.NDArray[np.int8]: ...
 def _observe_game(static: _CompactStatic, play_state: Optional[PlayState], hands: Sequence[int], to_act: int,
-                  seat: int, legal: Union[None, PlayState, Sequence[int]]
-                  ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]: ...
+                  seat: int, legal: Union[None, PlayState, Sequence[int]]) -> Dict[str, npt.NDArray[np.int8]]: ...
 def _douzero(rules: RulesCore, starts: npt.NDArray[Any], landlords: npt.NDArray[Any], actions: npt.NDArray[Any],
              offsets: npt.NDArray[Any], legal: Optional[npt.NDArray[Any]] = None,
              legal_offsets: Optional[npt.NDArray[Any]] = None, out_x: Optional[npt.NDArray[np.int8]] = None,

@@ -197,9 +197,10 @@ def _game_row(g: Any, seat: int, out: Optional[npt.NDArray[np.int8]]) -> npt.NDA
     return _core._compact_game(_game_static(g), g._ps, _hand_words(g), -1 if to_act is None else to_act, seat, out)
 
 
-def _observation(g: Any, seat: int) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
-    """(``compact(g, seat)``, the int8 mask of the seat's legal action ids) in one core call:
-    the environments' hot path. The mask is all zeros when another seat is to act."""
+def _observation(g: Any, seat: int) -> Dict[str, npt.NDArray[np.int8]]:
+    """``{"observation": compact(g, seat), "action_mask": int8 mask of the seat's legal action
+    ids}`` in one core call: the environments' hot path. The mask is all zeros when another
+    seat is to act."""
     factors = g._factors_now()  # _game_static, inlined
     cached = g._encoder_cache
     static = cached[1] if cached is not None and cached[0] is factors else _new_game_static(g, factors)

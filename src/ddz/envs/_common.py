@@ -49,8 +49,7 @@ def spaces_for(rules: Rules) -> Any:
 def observe(game: Game, seat: int) -> Dict[str, np.ndarray]:
     """The seat's observation: ``compact(game, seat)`` (only what the seat may see) and a
     mask of its legal action ids (all zeros when another seat is to act)."""
-    row, mask = encode._observation(game, seat)  # one core call writes both
-    return {"observation": row, "action_mask": mask}
+    return encode._observation(game, seat)  # one core call writes both
 
 
 def sample_worlds(game: Game, seat: int, n: int, seed: int = 0) -> np.ndarray:

@@ -72,8 +72,7 @@ class DdzAECEnv(AECEnv):
 
     def observe(self, agent: str) -> Dict[str, np.ndarray]:
         g = self.game if self.game is not None else self._game()
-        row, mask = encode._observation(g, self._seat[agent])  # _common.observe, inlined: the hot path
-        return {"observation": row, "action_mask": mask}
+        return encode._observation(g, self._seat[agent])  # _common.observe, inlined: the hot path
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
