@@ -136,8 +136,21 @@ class _Rows:
 _DECISION_INDEX = {name: {t: k for k, t in enumerate(v.decisions)} for name, v in VARIANT.items()}
 
 
+_CODES: Dict[Tuple[Any, ...], List[int]] = {}  # _factor_codes by (variant, factor items): a few dozen
+
+
 def _factor_codes(variant: str, factors: Mapping[str, Any]) -> List[int]:
     """The FACTORS block: each slot's value coded as FACTOR_SLOTS says (0 when absent)."""
+    key = (variant, *factors.items())
+    codes = _CODES.get(key)
+    if codes is None:
+        if len(_CODES) > 4096:  # factor values are small products: this never fills in practice
+            _CODES.clear()
+        codes = _CODES[key] = _code_factors(variant, factors)
+    return codes
+
+
+def _code_factors(variant: str, factors: Mapping[str, Any]) -> List[int]:
     codes = []
     for name, how in FACTOR_SLOTS[variant]:
         v = factors.get(name)

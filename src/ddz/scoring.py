@@ -105,7 +105,10 @@ def play_multiplier(variant: str, options: Mapping[str, Any], bombs: int, rocket
 
 
 def _doubling(variant: str, options: Mapping[str, Any], play: PlaySummary) -> int:
-    return sum(n for k, n in play.bombs_by_kind.items() if k in doubling_kinds(variant, options))
+    if not play.bombs_by_kind:
+        return 0
+    kinds = doubling_kinds(variant, options)
+    return sum(n for k, n in play.bombs_by_kind.items() if k in kinds)
 
 
 # ---- CLASSIC3 (docs/rules.md §6) ---------------------------------------------------------
