@@ -395,3 +395,23 @@ def test_simulate_bad_arguments():
         ddz.simulate(ddz.Rules.classic(), games=1, threads=0)
     with pytest.raises(ValueError, match="games"):
         ddz.simulate(ddz.Rules.classic(), games=-1)
+
+
+@pytest.mark.parametrize("rules", [ddz.Rules.classic(), ddz.Rules.classic_douzero(), ddz.Rules.two_player(),
+                                   ddz.Rules.bengbu(bengbu_trio_chain_order="cycle", single_kicker_rank_cap=8)],
+                         ids=lambda r: r.preset)
+def test_apply_returns_the_move_with_its_reading(rules):
+    """apply's Move carries the reading the state checked; it must be the one the encoding
+    decodes to (kind, key, chain length), whether the action came as an id, a Move or cards."""
+    rng = random.Random(11)
+    for seed in range(40):
+        hands, landlord = ddz.deal(rules, seed, 0)
+        ps = ddz.PlayState(hands, landlord, rules)
+        while not ps.is_over:
+            mv = rng.choice(ps.legal_moves())
+            how = rng.randrange(3)
+            action = mv.id if how == 0 else mv if how == 1 else ("PASS" if mv.is_pass else "PLAY " + str(mv.cards))
+            m = ps.apply(action)
+            if not m.is_pass:
+                d = ddz.decode(m.encoded, rules)
+                assert (m.kind, m.key, m.chain_length) == (d.kind, d.key, d.chain_length)

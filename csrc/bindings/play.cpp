@@ -187,7 +187,8 @@ PyObject* ps_apply(PyObject* self, PyObject* action) {
     if (why != Illegal::None) raise_illegal(*P, why, cards, kind, reading);
     Enc e = play ? encode(cards, reading.kind) : kPassEnc;
     push_action(*P, e, cards, !play, reading);
-    return new_move(make_move(P->rules, e));
+    // the reading is the one just checked: the Move need not classify the play again
+    return new_move(play ? MoveObj{e, reading, P->rules} : make_move(P->rules, e));
   });
 }
 

@@ -13,7 +13,7 @@ namespace ddz {
 using IdSet = unsigned __int128;  // bit i: card id i (0..107)
 
 inline IdSet id_bit(int id) { return IdSet(1) << id; }
-inline int id_count(IdSet s) { return __builtin_popcountll(uint64_t(s)) + __builtin_popcountll(uint64_t(s >> 64)); }
+inline int id_count(IdSet s) { return bit_count(uint64_t(s)) + bit_count(uint64_t(s >> 64)); }
 inline int lowest_id(IdSet s) {
   uint64_t lo = uint64_t(s);
   return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(uint64_t(s >> 64));
