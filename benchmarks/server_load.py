@@ -8,7 +8,8 @@ escape now and then (``--escape``). It stops by itself after ``--hands`` finishe
 ``--duration`` seconds, and reports (JSON on stdout):
 
 * concurrent tables (peak), hands, actions, actions/s, and p50 / p99 latency from sending an
-  action to the next observation (timed here, on the client side);
+  action to its answer: the update that shows it applied, or its refusal (timed here, on the
+  client side);
 * the invariants: for every ledger ``sum(balances) + rake - house == grants`` over all finished
   hands (no coin created or lost), no hand left live; every observation a seat received equals
   the engine's ``Game.observation(seat)`` at that step of the stored record and no other
@@ -41,7 +42,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import websockets
 
 from ddz.server.audit import check_messages, observations, replays
-from ddz.server.protocol import apply_update
+from ddz.server.protocol import SeatView
 from ddz.server.storage import LEDGERS, open_storage
 
 ROOMS = [("novice", 3), ("score", 2), ("bengbu", 4)]
@@ -99,11 +100,8 @@ class Player:
         await self.ws.send(json.dumps({"type": "join", "room": self.room}))
         seen: List[Dict[str, Any]] = []
         table = seat = token = None
-        o: Optional[Dict[str, Any]] = None  # this seat's observation, rebuilt from the snapshot and deltas
-        last_seq = 0
+        v: Optional[SeatView] = None  # this seat's observation, rebuilt from the snapshot and deltas
         sent_at: Optional[float] = None
-        sent_len = -1
-        acted = -1
         while not st.abort:
             # no timeout here (asyncio.wait_for costs a task per message, which made this process
             # the bottleneck): the monitor (main) watches for silence, and closes the connections
@@ -124,6 +122,7 @@ class Player:
             if t == "matched":
                 self.queued = False
                 table, seat, token = m["table"], m["seat"], m["seat_token"]
+                v = SeatView(seat)
                 self.table = table
                 st.active[table] = st.active.get(table, 0) + 1
                 continue
@@ -139,12 +138,18 @@ class Player:
                     return
                 if any(h in m["message"] for h in st.hands):
                     continue  # an action of an earlier hand that crossed its result on the wire
-            # an action that crossed a bot's move, the clock or another seat's escape on the wire is
-            # refused with NOT_YOUR_TURN or HAND_OVER: a race, not a fault
+            # an action that crossed the clock or another seat's escape on the wire is refused with
+            # NOT_YOUR_TURN or HAND_OVER: a race, not a fault
+            if t == "illegal" and v is not None:
+                v.refused()
+                if sent_at is not None:  # answered by its refusal
+                    st.latencies.append(time.perf_counter() - sent_at)
+                    sent_at = None
             if t == "error" or (t == "illegal" and m["code"] not in ("NOT_YOUR_TURN", "HAND_OVER")):
                 trail = [(x["type"], x.get("seq"), x.get("from"), len(x.get("events", ())), sorted(x.get("set", ())))
                          for x in seen[-6:-1]]
-                view = o and (o["phase"], o["current_seat"], len(o["history"]), last_seq)
+                o = v and v.obs
+                view = o and (o["phase"], o["current_seat"], len(o["history"]), v.seq)
                 st.problems.append(f"{self.name}: {m}; view (phase, to act, history, seq) {view}; before it {trail}")
                 continue
             if t not in ("obs", "delta"):
@@ -153,18 +158,17 @@ class Player:
                 st.problems.append(f"{self.name}: an update of table {m['table']} seat {m['seat']} "
                                    f"while at table {table} seat {seat}")
                 continue
-            o = apply_update(o, m)
-            last_seq = m["seq"]
-            if sent_at is not None and len(o["history"]) > sent_len:
+            assert v is not None
+            o = v.update(m)
+            if sent_at is not None and not v.waiting:  # the update that shows the action applied
                 st.latencies.append(time.perf_counter() - sent_at)
                 sent_at = None
-            if (o["current_seat"] != seat or not o["legal_actions"] or len(o["history"]) <= acted
-                    or seat in o["bots"]):  # a bot plays a seat that has left
+            if not v.to_decide():  # not its turn, a bot plays it (it left), or its action is on the wire
                 continue
-            acted = len(o["history"])
             await asyncio.sleep(rng.uniform(*a.think))
             if rng.random() < a.escape:
                 st.escapes += 1
+                v.acted()  # answered: it takes no decision of this hand again
                 await self.ws.send(json.dumps({"type": "leave", "table": table, "seat_token": token}))
                 continue
             if rng.random() < a.disconnect:
@@ -177,11 +181,11 @@ class Player:
                     return
                 # the hand may have ended meanwhile: resume gives the result then
                 await self.ws.send(json.dumps({"type": "resume", "table": table, "seat_token": token,
-                                               "since": last_seq}))
-                acted = -1
+                                               "since": v.seq}))
                 continue
-            sent_at, sent_len = time.perf_counter(), len(o["history"])
+            sent_at = time.perf_counter()
             st.actions += 1
+            v.acted()
             await self.ws.send(json.dumps({"type": "act", "table": table, "seat_token": token,
                                            "action": rng.choice(o["legal_actions"])}))
 
