@@ -298,18 +298,18 @@ def _sched_seconds(pid: int) -> Tuple[float, float]:
     return int(run) / 1e9, int(wait) / 1e9
 
 
-def _live_tables(port: int) -> int:
+def _status(port: int) -> Dict[str, Any]:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=5) as r:
-        return int(json.loads(r.read())["tables"])
+        return json.loads(r.read())
 
 
 async def _watch_server(port: int, pid: int, samples: List[Any]) -> None:
     """Every second: (wall time, the server's CPU seconds, its seconds waiting for a CPU, its
-    live tables)."""
+    live tables, its /api/status)."""
     while True:
         try:
-            tables = await asyncio.to_thread(_live_tables, port)
-            samples.append((time.time(), *_sched_seconds(pid), tables))
+            status = await asyncio.to_thread(_status, port)
+            samples.append((time.time(), *_sched_seconds(pid), int(status["tables"]), status))
         except (OSError, ValueError):
             pass
         await asyncio.sleep(1.0)
@@ -385,6 +385,10 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
         # machine) queues, and its latency shows that, not its own cost
         "server_cpu_share": round(server_cpu / elapsed, 2) if server_cpu is not None else None,
         "server_wait_share": round(server_wait / elapsed, 2) if server_wait is not None else None,
+        # the server's garbage collections and its event loop's stops over the whole run
+        # (connecting and matching included): what the tail of the latency is made of
+        "server_gc": samples[-1][4].get("gc") if samples else None,
+        "server_loop_lag": samples[-1][4].get("loop_lag") if samples else None,
         "server_cpu_ms_per_action": round(1000 * server_cpu / st.actions, 3) if server_cpu and st.actions else None,
         "client_cpu_share": round(sum(p["cpu_s"] for p in parts) / elapsed, 2),
         "disconnects": st.disconnects, "escapes": st.escapes, "seats_checked_for_leaks": st.checked,

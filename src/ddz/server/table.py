@@ -37,17 +37,26 @@ SINCE_WINDOW = 100
 _UNSENT = object()  # a field the receiver has not been sent
 
 
+# the fields of a seat's observation that are not the public view's (seat_view sets them)
+_OWN = ("seat", "hand", "cards", "shown", "legal_actions")
+
+
 class _Sent:
     """What one receiver (a seat's connection, a spectator) was last sent: the base of its
     next delta. ``fields`` is the observation without its history; empty after a ``resume``
-    with ``since``, so that the next delta carries every field."""
+    with ``since``, so that the next delta carries every field. ``seq``: the event it was
+    last brought up to (-1 after a ``resume``): a receiver up to date with the event before
+    gets the public fields that event changed, found once for all receivers. ``own``: the
+    key of the seat's cards last sent (see ``Table._own``)."""
 
-    __slots__ = ("hist", "fields", "info")
+    __slots__ = ("hist", "fields", "info", "seq", "own")
 
-    def __init__(self, hist: int, fields: Dict[str, Any], info: Optional[Dict[str, Any]]) -> None:
+    def __init__(self, hist: int, fields: Dict[str, Any], info: Optional[Dict[str, Any]], seq: int) -> None:
         self.hist = hist
         self.fields = fields
         self.info = info
+        self.seq = seq
+        self.own: Any = None
 
 
 def rules_for(room: Room) -> Rules:
@@ -121,6 +130,7 @@ class Table:
         self.seq = 0
         self._hist_at: List[int] = []           # the history length after each of the last SINCE_WINDOW events
         self._sent: Dict[Tuple["Session", Optional[int]], _Sent] = {}  # (receiver, seat or None) -> its base
+        self._pub: Optional[Dict[str, Any]] = None  # the public view pushed at the last event
         self.deadline: Optional[float] = None   # wall-clock time (epoch seconds) the seat to act must act by
         self.ended = False
         self.result_msg: Optional[Dict[str, Any]] = None
@@ -168,7 +178,7 @@ class Table:
         fields = {k: v for k, v in o.items() if k != "history"}
         sent = self._sent.get((sess, seat))
         if sent is None or sess.version < 2:
-            self._sent[(sess, seat)] = _Sent(len(hist), fields, info)
+            self._sent[(sess, seat)] = _Sent(len(hist), fields, info, self.seq)
             return {"type": "obs", "table": self.id, "seq": self.seq, "seat": seat, "obs": o,
                     "deadline": self.deadline, "now": t, "table_info": info}
         msg = {"type": "delta", "table": self.id, "seq": self.seq, "seat": seat, "from": sent.hist,
@@ -176,7 +186,44 @@ class Table:
                "deadline": self.deadline, "now": t}
         if info != sent.info:
             msg["table_info"] = info
-        sent.hist, sent.fields, sent.info = len(hist), fields, info
+        sent.hist, sent.fields, sent.info, sent.seq, sent.own = len(hist), fields, info, self.seq, None
+        return msg
+
+    def _seat_delta(self, sess: "Session", seat: Optional[int], sent: _Sent, pub: Dict[str, Any],
+                    changed: Dict[str, Any], extras: Dict[str, Any], now: float) -> Dict[str, Any]:
+        """``update_msg`` for a receiver up to date with the event before this one: the public
+        fields this event changed (``changed``, found once per event) and the seat's own fields
+        that changed; the same message, without building and comparing the whole view per
+        receiver."""
+        hist = pub["history"]
+        fields = sent.fields
+        if seat is None:
+            new = changed
+        else:
+            g = self.game
+            new = {k: v for k, v in changed.items() if k not in _OWN}
+            own = (g.deal_number, pub["phase"], pub["cards_left"][seat])
+            if own != sent.own:  # a seat's cards change only with the deal, the phase or its count
+                sent.own = own
+                hand, cards = str(g.hand(seat)), g.cards(seat)
+                if fields.get("hand", _UNSENT) != hand:
+                    new["hand"] = hand
+                if fields.get("cards", _UNSENT) != cards:
+                    new["cards"] = cards
+            if "shown" in changed:
+                shown = {s: c for s, c in changed["shown"].items() if s != seat}
+                if fields.get("shown", _UNSENT) != shown:
+                    new["shown"] = shown
+            legal = g.legal_actions() if pub["current_seat"] == seat else []
+            if fields.get("legal_actions", _UNSENT) != legal:
+                new["legal_actions"] = legal
+        fields.update(new)
+        msg = {"type": "delta", "table": self.id, "seq": self.seq, "seat": seat, "from": sent.hist,
+               "events": hist[sent.hist:], "set": new, "deadline": self.deadline, "now": now}
+        if extras != sent.info:
+            msg["table_info"] = extras
+            sent.info = extras
+        sent.hist, sent.seq = len(hist), self.seq
         return msg
 
     def rebase(self, sess: "Session", seat: Optional[int], since: Optional[int]) -> None:
@@ -185,7 +232,7 @@ class Table:
         delta from there with every field), else nothing (the next message is a snapshot)."""
         self._sent.pop((sess, seat), None)
         if since is not None and 0 < since <= self.seq and self.seq - since < len(self._hist_at):
-            self._sent[(sess, seat)] = _Sent(self._hist_at[since - self.seq - 1], {}, None)
+            self._sent[(sess, seat)] = _Sent(self._hist_at[since - self.seq - 1], {}, None, -1)
 
     def forget(self, sess: "Session", seat: Optional[int]) -> None:
         """``sess`` no longer receives ``seat``'s view (None: stops watching)."""
@@ -206,11 +253,23 @@ class Table:
         self._hist_at.append(len(pub["history"]))
         if len(self._hist_at) > SINCE_WINDOW:
             del self._hist_at[0]
+        prev, self._pub = self._pub, pub
+        changed = {k: v for k, v in pub.items()
+                   if k != "history" and (prev is None or prev[k] != v)}  # the public fields this event changed
+        last = self.seq - 1
         for s, sess in enumerate(self.sessions):
             if sess is not None:
-                sess.send(self.update_msg(sess, s, extras, seat_view(self.game, pub, s), now))
+                sent = self._sent.get((sess, s))
+                if sent is not None and sent.seq == last and sess.version >= 2:
+                    sess.send(self._seat_delta(sess, s, sent, pub, changed, extras, now))
+                else:
+                    sess.send(self.update_msg(sess, s, extras, seat_view(self.game, pub, s), now))
         for sess in list(self.spectators):
-            sess.send(self.update_msg(sess, None, extras, pub, now))
+            sent = self._sent.get((sess, None))
+            if sent is not None and sent.seq == last and sess.version >= 2:
+                sess.send(self._seat_delta(sess, None, sent, pub, changed, extras, now))
+            else:
+                sess.send(self.update_msg(sess, None, extras, pub, now))
 
     # ---- the flow of the hand ----
     def _event(self) -> None:
