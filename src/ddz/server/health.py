@@ -17,22 +17,26 @@ __all__ = ["GcPauses", "LoopLag"]
 
 
 class GcPauses:
-    """Counts and times the collections of each generation (``gc.callbacks``)."""
+    """Counts and times the collections of each generation (``gc.callbacks``): their wall
+    time (the pause; on a shared machine it includes time the process waited for a CPU) and
+    their CPU time."""
 
     def __init__(self) -> None:
         self.count = [0, 0, 0]
         self.total_s = [0.0, 0.0, 0.0]
+        self.cpu_s = [0.0, 0.0, 0.0]
         self.max_s = [0.0, 0.0, 0.0]
-        self._t0 = 0.0
+        self._t0 = self._c0 = 0.0
 
     def _callback(self, phase: str, info: Dict[str, Any]) -> None:
         if phase == "start":
-            self._t0 = time.perf_counter()
+            self._t0, self._c0 = time.perf_counter(), time.thread_time()
             return
         gen = info["generation"]
         d = time.perf_counter() - self._t0
         self.count[gen] += 1
         self.total_s[gen] += d
+        self.cpu_s[gen] += time.thread_time() - self._c0
         if d > self.max_s[gen]:
             self.max_s[gen] = d
 
@@ -46,7 +50,7 @@ class GcPauses:
 
     def to_dict(self) -> Dict[str, Any]:
         return {"collections": list(self.count), "total_ms": [round(1e3 * x, 1) for x in self.total_s],
-                "max_ms": [round(1e3 * x, 1) for x in self.max_s]}
+                "cpu_ms": [round(1e3 * x, 1) for x in self.cpu_s], "max_ms": [round(1e3 * x, 1) for x in self.max_s]}
 
 
 class LoopLag:
