@@ -147,7 +147,8 @@ class Table:
         self.deadline: Optional[float] = None   # wall-clock time (epoch seconds) the seat to act must act by
         self.ended = False
         self.result_msg: Optional[Dict[str, Any]] = None
-        self._timer: Optional[asyncio.TimerHandle] = None
+        self._timer: Optional[asyncio.TimerHandle] = None  # the move clock (see _on_clock)
+        self._due: Optional[float] = None       # the loop time the seat to act must act by
         self._bot_timer: Optional[asyncio.TimerHandle] = None
         self._grace: Dict[int, asyncio.TimerHandle] = {}
         self._finishing: Optional["asyncio.Task[None]"] = None
@@ -266,7 +267,7 @@ class Table:
         self._hist_at.append(len(pub["history"]))
         if len(self._hist_at) > SINCE_WINDOW:
             del self._hist_at[0]
-        prev, self._pub = self._pub, pub
+        prev = self._pub
         changed = {k: v for k, v in pub.items()
                    if k != "history" and (prev is None or prev[k] != v)}  # the public fields this event changed
         last = self.seq - 1
@@ -283,16 +284,20 @@ class Table:
                 sess.send(self._seat_delta(sess, None, sent, pub, changed, extras, now))
             else:
                 sess.send(self.update_msg(sess, None, extras, pub, now))
+        del pub["history"]  # sent; kept without it (the next event compares the other fields)
+        self._pub = pub
 
     # ---- the flow of the hand ----
     def _event(self) -> None:
         """After every change: next sequence number, the clock or a bot for the next seat,
         observations to everyone; the settlement once the hand is over."""
         self.seq += 1
-        self._cancel_timers()
+        if self._bot_timer is not None:
+            self._bot_timer.cancel()
+            self._bot_timer = None
         g = self.game
         if g.is_over:
-            self.deadline = None
+            self.deadline = self._due = None
             self._push()
             if self._finishing is None:
                 self._finishing = asyncio.get_running_loop().create_task(self._finish())
@@ -300,12 +305,16 @@ class Table:
         seat = g.current_seat
         loop = asyncio.get_running_loop()
         if seat in g.bot_seats:
-            self.deadline = None
+            self.deadline = self._due = None
             self._bot_timer = loop.call_later(self.server.config.bot_delay_s, self._bot_move, self.seq)
         else:
             timeout = self.server.config.move_timeout_s or g.move_timeout_s
             self.deadline = time.time() + timeout
-            self._timer = loop.call_later(timeout, self._on_timeout, self.seq)
+            self._due = loop.time() + timeout
+            if self._timer is None or self._timer.when() > self._due:
+                if self._timer is not None:
+                    self._timer.cancel()
+                self._timer = loop.call_at(self._due, self._on_clock)
         self._push()
 
     def _cancel_timers(self) -> None:
@@ -313,9 +322,21 @@ class Table:
             if t is not None:
                 t.cancel()
         self._timer = self._bot_timer = None
+        self._due = None
 
-    def _on_timeout(self, seq: int) -> None:
-        if seq != self.seq or self.game.is_over:
+    def _on_clock(self) -> None:
+        """The move clock's timer. Every event sets a new deadline (``_due``, loop time) but
+        does not re-arm the timer: a timer cancelled per event stayed in the loop's heap for
+        the whole 30 s, tens of thousands of them at a thousand tables (heap work, and objects
+        for every garbage collection to walk). So the timer may fire for a decision answered
+        since: then it waits for the current deadline."""
+        self._timer = None
+        due = self._due
+        if due is None or self.game.is_over:
+            return
+        loop = asyncio.get_running_loop()
+        if due - loop.time() > 1e-3:
+            self._timer = loop.call_at(due, self._on_clock)
             return
         self.game.timeout()  # §3.6: TIMEOUT(seat) and the default action
         self._event()
