@@ -57,6 +57,7 @@ def _free_port() -> int:
 class Stats:
     def __init__(self) -> None:
         self.latencies: List[float] = []
+        self.sent_wall: List[float] = []   # when each of those actions was sent (time.time())
         self.actions = 0
         self.hands: Dict[str, Dict[str, Any]] = {}   # table -> result message
         self.led = 0  # hands seen to their end from seat 0: each table counted in one client process only
@@ -102,6 +103,7 @@ class Player:
         table = seat = token = None
         v: Optional[SeatView] = None  # this seat's observation, rebuilt from the snapshot and deltas
         sent_at: Optional[float] = None
+        sent_wall = 0.0
         while not st.abort:
             # no timeout here (asyncio.wait_for costs a task per message, which made this process
             # the bottleneck): the monitor (main) watches for silence, and closes the connections
@@ -144,6 +146,7 @@ class Player:
                 v.refused()
                 if sent_at is not None:  # answered by its refusal
                     st.latencies.append(time.perf_counter() - sent_at)
+                    st.sent_wall.append(sent_wall)
                     sent_at = None
             if t == "error" or (t == "illegal" and m["code"] not in ("NOT_YOUR_TURN", "HAND_OVER")):
                 trail = [(x["type"], x.get("seq"), x.get("from"), len(x.get("events", ())), sorted(x.get("set", ())))
@@ -162,6 +165,7 @@ class Player:
             o = v.update(m)
             if sent_at is not None and not v.waiting:  # the update that shows the action applied
                 st.latencies.append(time.perf_counter() - sent_at)
+                st.sent_wall.append(sent_wall)
                 sent_at = None
             if not v.to_decide():  # not its turn, a bot plays it (it left), or its action is on the wire
                 continue
@@ -183,7 +187,7 @@ class Player:
                 await self.ws.send(json.dumps({"type": "resume", "table": table, "seat_token": token,
                                                "since": v.seq}))
                 continue
-            sent_at = time.perf_counter()
+            sent_at, sent_wall = time.perf_counter(), time.time()
             st.actions += 1
             v.acted()
             await self.ws.send(json.dumps({"type": "act", "table": table, "seat_token": token,
@@ -266,6 +270,7 @@ async def run_clients(port: int, a: argparse.Namespace, index: int = 0, procs: i
         await asyncio.sleep(0.2)
     st.stop = True
     elapsed = time.perf_counter() - t_play
+    played = st.actions  # the actions of the play window (the drain's come after)
     wall_end, cpu_end = time.time(), time.process_time()
     print(f"clients {index}: played {elapsed:.1f} s, {len(st.hands)} hands; draining", file=sys.stderr, flush=True)
     # let the hands in progress finish (bounded), so that nothing stays live
@@ -281,7 +286,7 @@ async def run_clients(port: int, a: argparse.Namespace, index: int = 0, procs: i
     await asyncio.wait(tasks, timeout=10)
     for t in tasks:
         t.cancel()
-    return {"latencies": st.latencies, "actions": st.actions, "hands": st.hands, "problems": st.problems,
+    return {"latencies": st.latencies, "sent_wall": st.sent_wall, "actions": st.actions, "played": played, "hands": st.hands, "problems": st.problems,
             "disconnects": st.disconnects, "escapes": st.escapes, "to_check": st.to_check,
             "connect_s": t_play - t0, "play": (wall_play, wall_end), "cpu_s": cpu_end - cpu_play}
 
@@ -324,8 +329,19 @@ def _between(samples: List[Any], t0: float, t1: float, k: int) -> Optional[float
     return (inside[-1][k] - inside[0][k]) * (t1 - t0) / (inside[-1][0] - inside[0][0])
 
 
+def _cpus(spec: str) -> set:
+    """taskset's core list ("1", "0,2", "1-3") as a set."""
+    out: set = set()
+    for part in spec.split(","):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
 async def main(a: argparse.Namespace) -> Dict[str, Any]:
     port = a.port or _free_port()
+    if a.client_cpus is not None:  # this process runs or spawns the clients; the server is pinned by taskset
+        os.sched_setaffinity(0, _cpus(a.client_cpus))
     tmp = tempfile.mkdtemp(prefix="ddz-load-")
     db = a.db or os.path.join(tmp, "load.sqlite3")
     cmd = [sys.executable, "-m", "ddz.cli", "serve", "--port", str(port), "--db", db, "--grace", str(a.grace),
@@ -335,7 +351,9 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
     if a.cpu is not None:
         cmd = ["taskset", "-c", str(a.cpu)] + cmd
     log = open(os.path.join(tmp, "server.log"), "w")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    # in a session of its own, as a daemon runs: the kernel shares a core between sessions
+    # (autogroups), so the server does not queue behind every process of this one
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     samples: List[Any] = []
     try:
         for _ in range(200):
@@ -360,9 +378,12 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
         proc.wait(30)
         log.close()
     st = Stats()
+    played = 0
     for part in parts:
         st.latencies += part["latencies"]
+        st.sent_wall += part["sent_wall"]
         st.actions += part["actions"]
+        played += part["played"]
         st.hands.update(part["hands"])
         st.problems += part["problems"]
         st.disconnects += part["disconnects"]
@@ -374,13 +395,23 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
     db_audit = await audit_db(db, st)
     lat = sorted(st.latencies)
     q = (lambda f: round(1000 * lat[min(len(lat) - 1, int(f * len(lat)))], 2)) if lat else (lambda f: None)
+    # the same without the first --warmup seconds of play (every table's first decisions at once):
+    # reported beside the whole run's figure, not instead of it
+    warm = sorted(x for x, w in zip(st.latencies, st.sent_wall) if w >= t0 + a.warmup)
+    qw = (lambda f: round(1000 * warm[min(len(warm) - 1, int(f * len(warm)))], 2)) if warm else (lambda f: None)
     return {
-        "tables": a.tables, "think_s": a.think, "server_cpu": a.cpu, "client_procs": a.client_procs,
+        "tables": a.tables, "think_s": a.think, "server_cpu": a.cpu, "client_cpus": a.client_cpus,
+        "client_procs": a.client_procs,
         "seconds": round(elapsed, 1), "connect_seconds": round(max(p["connect_s"] for p in parts), 1),
         "peak_concurrent_tables": max((x[3] for x in samples), default=0),
-        "hands": len(st.hands), "actions": st.actions, "actions_per_s": round(st.actions / elapsed, 1),
+        # actions/s and the server's CPU per action over the play window only (the drain's actions,
+        # which come after it, are in "actions" and in the latencies)
+        "hands": len(st.hands), "actions": st.actions, "actions_in_play": played,
+        "actions_per_s": round(played / elapsed, 1),
         "latency_ms": {"p50": q(0.5), "p99": q(0.99), "max": round(1000 * lat[-1], 2) if lat else None,
                        "samples": len(lat)},
+        "latency_ms_after_warmup": {"warmup_s": a.warmup, "p50": qw(0.5), "p99": qw(0.99),
+                                    "max": round(1000 * warm[-1], 2) if warm else None, "samples": len(warm)},
         # how much of a core each side had while playing: a server short of a core (a shared
         # machine) queues, and its latency shows that, not its own cost
         "server_cpu_share": round(server_cpu / elapsed, 2) if server_cpu is not None else None,
@@ -389,7 +420,7 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
         # (connecting and matching included): what the tail of the latency is made of
         "server_gc": samples[-1][4].get("gc") if samples else None,
         "server_loop_lag": samples[-1][4].get("loop_lag") if samples else None,
-        "server_cpu_ms_per_action": round(1000 * server_cpu / st.actions, 3) if server_cpu and st.actions else None,
+        "server_cpu_ms_per_action": round(1000 * server_cpu / played, 3) if server_cpu and played else None,
         "client_cpu_share": round(sum(p["cpu_s"] for p in parts) / elapsed, 2),
         "disconnects": st.disconnects, "escapes": st.escapes, "seats_checked_for_leaks": st.checked,
         "problems": st.problems[:20], "problem_count": len(st.problems), "db": db_audit,
@@ -437,8 +468,12 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     ap.add_argument("--grace", type=float, default=5.0)
     ap.add_argument("--bot-delay", type=float, default=0.2)
     ap.add_argument("--check-every", type=int, default=1, help="check every k-th hand's messages for leaks")
+    ap.add_argument("--warmup", type=float, default=15.0,
+                    help="also report the latency of the actions sent after this many seconds of play")
     ap.add_argument("--drain", type=float, default=60, help="seconds to let running hands finish at the end")
     ap.add_argument("--cpu", type=int, default=None, help="pin the server process to this core (taskset)")
+    ap.add_argument("--client-cpus", default=None, dest="client_cpus",
+                    help="pin the client processes to these cores (taskset's list, e.g. 1): keeps them off the server's")
     ap.add_argument("--client-procs", type=int, default=1, dest="client_procs",
                     help="run the clients in this many processes (each its share of the tables)")
     ap.add_argument("--db", default=None, help="database URL (default: a new SQLite file)")

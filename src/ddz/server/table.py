@@ -21,7 +21,7 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
-from .. import Game, Room, Rules, settle
+from .. import Game, IllegalAction, Room, Rules, settle
 from ..bots import RuleBot
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -362,12 +362,12 @@ class Table:
         if seat in self.escaped:
             return {"type": "illegal", "table": self.id, "code": "ESCAPED",
                     "message": f"seat {seat} left the hand; a bot plays it", "action": action}
-        err = self.game.check(action, seat=seat)
-        if err is not None:
+        try:  # apply checks the action whole and changes nothing when it is illegal (no check() first)
+            self.game.apply(action, seat=seat)
+        except IllegalAction as err:
             code = err.code.name if err.code is not None else "ILLEGAL"
             return {"type": "illegal", "table": self.id, "code": code, "message": str(err),
                     "action": action}
-        self.game.apply(action, seat=seat)
         self._event()
         return None
 
