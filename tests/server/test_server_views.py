@@ -12,7 +12,7 @@ import pytest
 
 from ddz import ROOMS, Game, Rules
 from ddz.bots import RuleBot
-from ddz.server.protocol import apply_update
+from ddz.server.protocol import apply_update, dumps
 from ddz.server.table import Table, seat_view
 
 RULES = {"classic": Rules.classic, "two_player": Rules.two_player, "bengbu": Rules.bengbu}
@@ -70,7 +70,9 @@ class _Receiver:
         self.msgs = []
 
     def send(self, msg) -> None:
-        self.msgs.append(json.loads(json.dumps(msg)))  # as it goes on the wire (int keys become strings)
+        text = dumps(msg)  # what goes on the wire: the standard library's text, whichever encoder runs
+        assert text == json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+        self.msgs.append(json.loads(text))
 
 
 def _wire(obs):

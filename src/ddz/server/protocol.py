@@ -106,8 +106,16 @@ class RateLimiter:
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # made once: json.dumps with options makes one a call
 
+try:  # optional (the server extra installs it): the same text about seven times faster, and JSON was
+    import orjson  # a tenth of the server's time at a thousand tables
+except ImportError:  # pragma: no cover - the standard library's encoder
+    orjson = None
+
 
 def dumps(msg: Dict[str, Any]) -> str:
+    """A message as compact JSON text (non-ASCII as is; int keys as strings, as ``json``)."""
+    if orjson is not None:
+        return orjson.dumps(msg, option=orjson.OPT_NON_STR_KEYS).decode()
     return _ENCODER.encode(msg)
 
 
