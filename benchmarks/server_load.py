@@ -338,6 +338,15 @@ def _cpus(spec: str) -> set:
     return out
 
 
+def _by_window(lat: List[float], sent: List[float], t0: float, width: float) -> List[Any]:
+    """[window start (s from t0), actions, p99 ms] for each ``width`` seconds of sending time."""
+    win: Dict[int, List[float]] = {}
+    for x, w in zip(lat, sent):
+        win.setdefault(int((w - t0) // width), []).append(x)
+    return [[k * width, len(v), round(1000 * sorted(v)[min(len(v) - 1, int(0.99 * len(v)))], 1)]
+            for k, v in sorted(win.items())]
+
+
 async def main(a: argparse.Namespace) -> Dict[str, Any]:
     port = a.port or _free_port()
     if a.client_cpus is not None:  # this process runs or spawns the clients; the server is pinned by taskset
@@ -410,6 +419,9 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
         "actions_per_s": round(played / elapsed, 1),
         "latency_ms": {"p50": q(0.5), "p99": q(0.99), "max": round(1000 * lat[-1], 2) if lat else None,
                        "samples": len(lat)},
+        # p99 of the actions sent in each 10 s of play (from its start): where the tail is
+        "latency_p99_ms_by_10s": _by_window(st.latencies, st.sent_wall, t0, 10.0),
+        "play_started": round(t0, 2),
         "latency_ms_after_warmup": {"warmup_s": a.warmup, "p50": qw(0.5), "p99": qw(0.99),
                                     "max": round(1000 * warm[-1], 2) if warm else None, "samples": len(warm)},
         # how much of a core each side had while playing: a server short of a core (a shared

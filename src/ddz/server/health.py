@@ -26,6 +26,7 @@ class GcPauses:
         self.total_s = [0.0, 0.0, 0.0]
         self.cpu_s = [0.0, 0.0, 0.0]
         self.max_s = [0.0, 0.0, 0.0]
+        self.full: List[Any] = []  # (wall time, seconds) of the last full collections
         self._t0 = self._c0 = 0.0
 
     def _callback(self, phase: str, info: Dict[str, Any]) -> None:
@@ -39,6 +40,8 @@ class GcPauses:
         self.cpu_s[gen] += time.thread_time() - self._c0
         if d > self.max_s[gen]:
             self.max_s[gen] = d
+        if gen == 2:
+            self.full = self.full[-19:] + [(round(time.time(), 2), round(d, 4))]
 
     def install(self) -> None:
         if self._callback not in gc.callbacks:
@@ -50,7 +53,8 @@ class GcPauses:
 
     def to_dict(self) -> Dict[str, Any]:
         return {"collections": list(self.count), "total_ms": [round(1e3 * x, 1) for x in self.total_s],
-                "cpu_ms": [round(1e3 * x, 1) for x in self.cpu_s], "max_ms": [round(1e3 * x, 1) for x in self.max_s]}
+                "cpu_ms": [round(1e3 * x, 1) for x in self.cpu_s], "max_ms": [round(1e3 * x, 1) for x in self.max_s],
+                "full": self.full}
 
 
 class LoopLag:
@@ -63,6 +67,7 @@ class LoopLag:
         self.interval = interval
         self.max_s = 0.0
         self.over: List[int] = [0] * len(self.BOUNDS)
+        self.stops: List[Any] = []  # (wall time, seconds) of the last stops longer than BOUNDS[2]
         self._handle: Optional[asyncio.TimerHandle] = None
         self._due = 0.0
 
@@ -80,6 +85,8 @@ class LoopLag:
         for i, b in enumerate(self.BOUNDS):
             if late > b:
                 self.over[i] += 1
+        if late > self.BOUNDS[2]:
+            self.stops = self.stops[-19:] + [(round(time.time(), 2), round(late, 4))]
         self._due = now + self.interval
         self._handle = loop.call_at(self._due, self._tick)
 
@@ -90,4 +97,4 @@ class LoopLag:
 
     def to_dict(self) -> Dict[str, Any]:
         return {"max_ms": round(1e3 * self.max_s, 1),
-                "over_ms": {f"{1e3 * b:g}": n for b, n in zip(self.BOUNDS, self.over)}}
+                "over_ms": {f"{1e3 * b:g}": n for b, n in zip(self.BOUNDS, self.over)}, "stops": self.stops}
