@@ -142,7 +142,7 @@ class Player:
                     continue  # an action of an earlier hand that crossed its result on the wire
             # an action that crossed the clock or another seat's escape on the wire is refused with
             # NOT_YOUR_TURN or HAND_OVER: a race, not a fault
-            if t == "illegal" and v is not None:
+            if t in ("illegal", "error") and v is not None:
                 v.refused()
                 if sent_at is not None:  # answered by its refusal
                     st.latencies.append(time.perf_counter() - sent_at)

@@ -204,6 +204,7 @@ class SeatView:
         self._sent_at = len(self.obs["history"])
 
     def refused(self) -> None:
-        """The action sent was refused (an ``illegal`` reply): the view, brought up to date by
-        the updates before the reply, says what to decide now."""
+        """The action sent was refused (an ``illegal`` reply, or an ``error`` such as
+        ``rate_limited``): the view, brought up to date by the updates before the reply, says
+        what to decide now."""
         self._sent_at = None
