@@ -99,7 +99,9 @@ class Player:
         a, st, rng = self.args, self.st, self.rng
         self.queued, self.table = True, None
         await self.ws.send(json.dumps({"type": "join", "room": self.room}))
-        seen: List[Dict[str, Any]] = []
+        # every message as received (text: no object for the garbage collector to walk, in a
+        # process that keeps a share of all hands' messages for the audit at the end)
+        seen: List[str] = []
         table = seat = token = None
         v: Optional[SeatView] = None  # this seat's observation, rebuilt from the snapshot and deltas
         sent_at: Optional[float] = None
@@ -109,14 +111,15 @@ class Player:
             # the bottleneck): the monitor (main) watches for silence, and closes the connections
             # at the end
             try:
-                m = json.loads(await self.ws.recv())
+                frame = await self.ws.recv()
             except websockets.ConnectionClosed:
                 if not st.abort:
                     st.problems.append(f"{self.name}: connection lost at table {table}")
                     st.stop = True
                 return
             self.last = time.monotonic()
-            seen.append(m)
+            m = json.loads(frame)
+            seen.append(frame)
             t = m["type"]
             if t == "left_queue" and table is None:  # the run ended while this player waited
                 self.queued = False
@@ -150,7 +153,7 @@ class Player:
                     sent_at = None
             if t == "error" or (t == "illegal" and m["code"] not in ("NOT_YOUR_TURN", "HAND_OVER")):
                 trail = [(x["type"], x.get("seq"), x.get("from"), len(x.get("events", ())), sorted(x.get("set", ())))
-                         for x in seen[-6:-1]]
+                         for x in map(json.loads, seen[-6:-1])]
                 o = v and v.obs
                 view = o and (o["phase"], o["current_seat"], len(o["history"]), v.seq)
                 st.problems.append(f"{self.name}: {m}; view (phase, to act, history, seq) {view}; before it {trail}")
@@ -198,7 +201,7 @@ class Player:
         if not self.st.active[table]:
             del self.st.active[table]
 
-    async def check(self, table: str, seat: int, seen: List[Dict[str, Any]], result: Dict[str, Any]) -> None:
+    async def check(self, table: str, seat: int, seen: List[str], result: Dict[str, Any]) -> None:
         """Every ``check_every``-th hand: keep this seat's messages, checked against the stored
         record once the run is over (checking here would slow the clients and the figures)."""
         if int(table, 16) % self.args.check_every == 0:  # the same choice in every client process
@@ -218,7 +221,7 @@ async def audit_db(db: str, st: Stats) -> Dict[str, Any]:
                     st.problems.append(f"table {table}: the record does not replay to the result sent")
                 views[table] = (row.record, observations(row.record))
             rec, obs = views[table]
-            bad = check_messages(rec, seat, seen, table, obs)
+            bad = check_messages(rec, seat, [json.loads(x) for x in seen], table, obs)
             st.checked += 1
             if bad:
                 st.problems.append(f"table {table} seat {seat}: {bad[:3]}")
