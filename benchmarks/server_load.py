@@ -360,6 +360,8 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
            "--bot-delay", str(a.bot_delay), "--no-bot-tables",
            # the load clients may act far faster than people (--think 0): lift the per-connection limit
            "--rate", "1000", "--burst", "1000"]
+    if a.gc_threshold is not None:
+        cmd += ["--gc-threshold", str(a.gc_threshold)]
     if a.cpu is not None:
         cmd = ["taskset", "-c", str(a.cpu)] + cmd
     log = open(os.path.join(tmp, "server.log"), "w")
@@ -491,6 +493,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                     help="pin the client processes to these cores (taskset's list, e.g. 1): keeps them off the server's")
     ap.add_argument("--client-procs", type=int, default=1, dest="client_procs",
                     help="run the clients in this many processes (each its share of the tables)")
+    ap.add_argument("--gc-threshold", type=int, default=None, dest="gc_threshold",
+                    help="the server's --gc-threshold")
     ap.add_argument("--db", default=None, help="database URL (default: a new SQLite file)")
     ap.add_argument("--port", type=int, default=None)
     ap.add_argument("--seed", type=int, default=1)
