@@ -46,8 +46,8 @@ class _Sent:
     next delta. ``fields`` is the observation without its history; empty after a ``resume``
     with ``since``, so that the next delta carries every field. ``seq``: the event it was
     last brought up to (-1 after a ``resume``): a receiver up to date with the event before
-    gets the public fields that event changed, found once for all receivers. ``own``: the
-    key of the seat's cards last sent (see ``Table._own``)."""
+    gets the public fields that event changed, found once for all receivers. ``own``: what
+    the seat's cards were last looked up for (the deal, the phase, its count: ``_seat_delta``)."""
 
     __slots__ = ("hist", "fields", "info", "seq", "own")
 
