@@ -10,6 +10,7 @@ table, and the server judges that second action against a later decision."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any, Dict, List
 
 import pytest
@@ -100,3 +101,43 @@ def test_an_escape_while_the_action_is_on_the_wire_is_not_a_new_decision(tmp_pat
             for c in cs:
                 await c.close()
     asyncio.run(asyncio.wait_for(main(), 90))
+
+
+def test_a_player_matched_in_a_round_is_no_longer_waiting_before_any_table_opens(tmp_path):
+    """One matchmaking round seats two CLASSIC3 trios; opening a table yields (its storage
+    calls), so a ``leave_queue`` can come between the first table and the second. Every
+    player of the round must stop waiting before the first table opens, and ``leave_queue``
+    from one of them is refused (``not_queued``: its ``matched`` follows), never answered
+    ``left_queue`` before the player is seated anyway. (The load runs' ends showed it: players
+    told to leave the queue were seated, never played, and their hands were still live when
+    the run stopped.)"""
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3")) as srv:
+            names = [f"n{i}" for i in range(6)]
+            for n in names:
+                await srv.storage.create_account(n, {"coins": 10_000})
+            mm = srv.matchmakers["novice"]
+            now = time.monotonic()
+            for n in names:
+                srv.waiting[n] = "novice"
+                mm.join(n, 10_000, 0, 0, now=now)
+            still_waiting = []
+            real_open = srv._open_table
+
+            async def open_table(room, players, bots, table_id=None):
+                still_waiting.append(sorted(p for p in names if p in srv.waiting))
+                return await real_open(room, players, bots, table_id)
+            srv._open_table = open_table
+            await srv._match_once()
+            assert len(still_waiting) == 2 and still_waiting[0] == []
+            assert all(n in srv.by_player for n in names)
+            c = await Client.connect(srv.port)  # not waiting: leave_queue is refused, not "left"
+            await c.hello("zed")
+            await c.send({"type": "leave_queue"})
+            assert (await c.expect("error"))["code"] == "not_queued"
+            await c.send({"type": "join", "room": "score"})
+            await c.expect("queued")
+            await c.send({"type": "leave_queue"})
+            await c.expect("left_queue")
+            await c.close()
+    asyncio.run(asyncio.wait_for(main(), 60))

@@ -279,6 +279,8 @@ class Server:
         elif kind == "join":
             await self._join(sess, msg["room"], bool(msg.get("bots", False)))
         elif kind == "leave_queue":
+            if sess.name not in self.waiting:  # matched meanwhile (its "matched" is on the way), or never queued
+                raise ProtocolError("not_queued", "you are not waiting for a table (matched, or never queued)")
             self._unqueue(sess.name)
             sess.send({"type": "left_queue"})
         elif kind in ("act", "resume", "leave"):
@@ -411,9 +413,13 @@ class Server:
     async def _match_once(self) -> None:
         now = time.monotonic()
         for room_name, mm in self.matchmakers.items():
-            for trio in mm.match(now):
+            trios = mm.match(now)
+            # every matched player stops waiting now, before the first table opens (its storage
+            # calls yield): a leave_queue meanwhile must not be told left_queue and then be seated
+            for trio in trios:
                 for p in trio:
                     self.waiting.pop(p, None)
+            for trio in trios:
                 await self._open_table(self.rooms[room_name], list(trio), set())
         for room_name, q in self.queues.items():
             n = self.rooms[room_name].players
