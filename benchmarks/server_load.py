@@ -124,8 +124,8 @@ class Player:
             if t == "left_queue" and table is None:  # the run ended while this player waited
                 self.queued = False
                 return
-            if t == "error" and m["code"] == "not_queued" and table is None:
-                continue  # the run ended as this player was matched: its table follows, it plays the hand
+            if t == "error" and m["code"] == "not_queued":
+                continue  # the monitor's leave_queue crossed this player's "matched": it plays the hand
             if t == "matched":
                 self.queued = False
                 table, seat, token = m["table"], m["seat"], m["seat_token"]
