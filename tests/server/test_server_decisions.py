@@ -112,7 +112,8 @@ def test_a_player_matched_in_a_round_is_no_longer_waiting_before_any_table_opens
     told to leave the queue were seated, never played, and their hands were still live when
     the run stopped.)"""
     async def main():
-        async with running(str(tmp_path / "db.sqlite3")) as srv:
+        # no connection holds these players' seats: bots play them, slowly, so the tables stay open
+        async with running(str(tmp_path / "db.sqlite3"), bot_delay_s=30) as srv:
             names = [f"n{i}" for i in range(6)]
             for n in names:
                 await srv.storage.create_account(n, {"coins": 10_000})
