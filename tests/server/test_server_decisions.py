@@ -6,7 +6,10 @@ NOT_OFFERED, WRONG_PHASE): an event adds a history entry and leaves the same sea
 the same decision (another seat's ESCAPE in CLASSIC3, RULES.md §4 / A9: a bot plays on) while
 the seat's action is already on the wire; a client that answers every view showing its turn
 with a longer history answers that decision twice, the second time on a view behind the
-table, and the server judges that second action against a later decision."""
+table, and the server judges that second action against a later decision.
+
+Also the other fault the load runs showed at their end: a player told ``left_queue`` while
+its matchmaking round was opening tables, and seated anyway."""
 from __future__ import annotations
 
 import asyncio
