@@ -8,7 +8,8 @@ escape now and then (``--escape``). It stops by itself after ``--hands`` finishe
 ``--duration`` seconds, and reports (JSON on stdout):
 
 * concurrent tables (peak), hands, actions, actions/s, and p50 / p99 latency from sending an
-  action to the next observation (timed here, on the client side);
+  action to its answer: the update that shows it applied, or its refusal (timed here, on the
+  client side);
 * the invariants: for every ledger ``sum(balances) + rake - house == grants`` over all finished
   hands (no coin created or lost), no hand left live; every observation a seat received equals
   the engine's ``Game.observation(seat)`` at that step of the stored record and no other
@@ -41,7 +42,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import websockets
 
 from ddz.server.audit import check_messages, observations, replays
-from ddz.server.protocol import apply_update
+from ddz.server.protocol import SeatView
 from ddz.server.storage import LEDGERS, open_storage
 
 ROOMS = [("novice", 3), ("score", 2), ("bengbu", 4)]
@@ -56,6 +57,7 @@ def _free_port() -> int:
 class Stats:
     def __init__(self) -> None:
         self.latencies: List[float] = []
+        self.sent_wall: List[float] = []   # when each of those actions was sent (time.time())
         self.actions = 0
         self.hands: Dict[str, Dict[str, Any]] = {}   # table -> result message
         self.led = 0  # hands seen to their end from seat 0: each table counted in one client process only
@@ -97,33 +99,37 @@ class Player:
         a, st, rng = self.args, self.st, self.rng
         self.queued, self.table = True, None
         await self.ws.send(json.dumps({"type": "join", "room": self.room}))
-        seen: List[Dict[str, Any]] = []
+        # every message as received (text: no object for the garbage collector to walk, in a
+        # process that keeps a share of all hands' messages for the audit at the end)
+        seen: List[str] = []
         table = seat = token = None
-        o: Optional[Dict[str, Any]] = None  # this seat's observation, rebuilt from the snapshot and deltas
-        last_seq = 0
+        v: Optional[SeatView] = None  # this seat's observation, rebuilt from the snapshot and deltas
         sent_at: Optional[float] = None
-        sent_len = -1
-        acted = -1
+        sent_wall = 0.0
         while not st.abort:
             # no timeout here (asyncio.wait_for costs a task per message, which made this process
             # the bottleneck): the monitor (main) watches for silence, and closes the connections
             # at the end
             try:
-                m = json.loads(await self.ws.recv())
+                frame = await self.ws.recv()
             except websockets.ConnectionClosed:
                 if not st.abort:
                     st.problems.append(f"{self.name}: connection lost at table {table}")
                     st.stop = True
                 return
             self.last = time.monotonic()
-            seen.append(m)
+            m = json.loads(frame)
+            seen.append(frame)
             t = m["type"]
             if t == "left_queue" and table is None:  # the run ended while this player waited
                 self.queued = False
                 return
+            if t == "error" and m["code"] == "not_queued":
+                continue  # the monitor's leave_queue crossed this player's "matched": it plays the hand
             if t == "matched":
                 self.queued = False
                 table, seat, token = m["table"], m["seat"], m["seat_token"]
+                v = SeatView(seat)
                 self.table = table
                 st.active[table] = st.active.get(table, 0) + 1
                 continue
@@ -139,12 +145,19 @@ class Player:
                     return
                 if any(h in m["message"] for h in st.hands):
                     continue  # an action of an earlier hand that crossed its result on the wire
-            # an action that crossed a bot's move, the clock or another seat's escape on the wire is
-            # refused with NOT_YOUR_TURN or HAND_OVER: a race, not a fault
+            # an action that crossed the clock or another seat's escape on the wire is refused with
+            # NOT_YOUR_TURN or HAND_OVER: a race, not a fault
+            if t in ("illegal", "error") and v is not None:
+                v.refused()
+                if sent_at is not None:  # answered by its refusal
+                    st.latencies.append(time.perf_counter() - sent_at)
+                    st.sent_wall.append(sent_wall)
+                    sent_at = None
             if t == "error" or (t == "illegal" and m["code"] not in ("NOT_YOUR_TURN", "HAND_OVER")):
                 trail = [(x["type"], x.get("seq"), x.get("from"), len(x.get("events", ())), sorted(x.get("set", ())))
-                         for x in seen[-6:-1]]
-                view = o and (o["phase"], o["current_seat"], len(o["history"]), last_seq)
+                         for x in map(json.loads, seen[-6:-1])]
+                o = v and v.obs
+                view = o and (o["phase"], o["current_seat"], len(o["history"]), v.seq)
                 st.problems.append(f"{self.name}: {m}; view (phase, to act, history, seq) {view}; before it {trail}")
                 continue
             if t not in ("obs", "delta"):
@@ -153,18 +166,18 @@ class Player:
                 st.problems.append(f"{self.name}: an update of table {m['table']} seat {m['seat']} "
                                    f"while at table {table} seat {seat}")
                 continue
-            o = apply_update(o, m)
-            last_seq = m["seq"]
-            if sent_at is not None and len(o["history"]) > sent_len:
+            assert v is not None
+            o = v.update(m)
+            if sent_at is not None and not v.waiting:  # the update that shows the action applied
                 st.latencies.append(time.perf_counter() - sent_at)
+                st.sent_wall.append(sent_wall)
                 sent_at = None
-            if (o["current_seat"] != seat or not o["legal_actions"] or len(o["history"]) <= acted
-                    or seat in o["bots"]):  # a bot plays a seat that has left
+            if not v.to_decide():  # not its turn, a bot plays it (it left), or its action is on the wire
                 continue
-            acted = len(o["history"])
             await asyncio.sleep(rng.uniform(*a.think))
             if rng.random() < a.escape:
                 st.escapes += 1
+                v.acted()  # answered: it takes no decision of this hand again
                 await self.ws.send(json.dumps({"type": "leave", "table": table, "seat_token": token}))
                 continue
             if rng.random() < a.disconnect:
@@ -177,11 +190,11 @@ class Player:
                     return
                 # the hand may have ended meanwhile: resume gives the result then
                 await self.ws.send(json.dumps({"type": "resume", "table": table, "seat_token": token,
-                                               "since": last_seq}))
-                acted = -1
+                                               "since": v.seq}))
                 continue
-            sent_at, sent_len = time.perf_counter(), len(o["history"])
+            sent_at, sent_wall = time.perf_counter(), time.time()
             st.actions += 1
+            v.acted()
             await self.ws.send(json.dumps({"type": "act", "table": table, "seat_token": token,
                                            "action": rng.choice(o["legal_actions"])}))
 
@@ -190,7 +203,7 @@ class Player:
         if not self.st.active[table]:
             del self.st.active[table]
 
-    async def check(self, table: str, seat: int, seen: List[Dict[str, Any]], result: Dict[str, Any]) -> None:
+    async def check(self, table: str, seat: int, seen: List[str], result: Dict[str, Any]) -> None:
         """Every ``check_every``-th hand: keep this seat's messages, checked against the stored
         record once the run is over (checking here would slow the clients and the figures)."""
         if int(table, 16) % self.args.check_every == 0:  # the same choice in every client process
@@ -210,7 +223,7 @@ async def audit_db(db: str, st: Stats) -> Dict[str, Any]:
                     st.problems.append(f"table {table}: the record does not replay to the result sent")
                 views[table] = (row.record, observations(row.record))
             rec, obs = views[table]
-            bad = check_messages(rec, seat, seen, table, obs)
+            bad = check_messages(rec, seat, [json.loads(x) for x in seen], table, obs)
             st.checked += 1
             if bad:
                 st.problems.append(f"table {table} seat {seat}: {bad[:3]}")
@@ -262,6 +275,7 @@ async def run_clients(port: int, a: argparse.Namespace, index: int = 0, procs: i
         await asyncio.sleep(0.2)
     st.stop = True
     elapsed = time.perf_counter() - t_play
+    played = st.actions  # the actions of the play window (the drain's come after)
     wall_end, cpu_end = time.time(), time.process_time()
     print(f"clients {index}: played {elapsed:.1f} s, {len(st.hands)} hands; draining", file=sys.stderr, flush=True)
     # let the hands in progress finish (bounded), so that nothing stays live
@@ -277,7 +291,7 @@ async def run_clients(port: int, a: argparse.Namespace, index: int = 0, procs: i
     await asyncio.wait(tasks, timeout=10)
     for t in tasks:
         t.cancel()
-    return {"latencies": st.latencies, "actions": st.actions, "hands": st.hands, "problems": st.problems,
+    return {"latencies": st.latencies, "sent_wall": st.sent_wall, "actions": st.actions, "played": played, "hands": st.hands, "problems": st.problems,
             "disconnects": st.disconnects, "escapes": st.escapes, "to_check": st.to_check,
             "connect_s": t_play - t0, "play": (wall_play, wall_end), "cpu_s": cpu_end - cpu_play}
 
@@ -294,18 +308,18 @@ def _sched_seconds(pid: int) -> Tuple[float, float]:
     return int(run) / 1e9, int(wait) / 1e9
 
 
-def _live_tables(port: int) -> int:
+def _status(port: int) -> Dict[str, Any]:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=5) as r:
-        return int(json.loads(r.read())["tables"])
+        return json.loads(r.read())
 
 
 async def _watch_server(port: int, pid: int, samples: List[Any]) -> None:
     """Every second: (wall time, the server's CPU seconds, its seconds waiting for a CPU, its
-    live tables)."""
+    live tables, its /api/status)."""
     while True:
         try:
-            tables = await asyncio.to_thread(_live_tables, port)
-            samples.append((time.time(), *_sched_seconds(pid), tables))
+            status = await asyncio.to_thread(_status, port)
+            samples.append((time.time(), *_sched_seconds(pid), int(status["tables"]), status))
         except (OSError, ValueError):
             pass
         await asyncio.sleep(1.0)
@@ -320,18 +334,42 @@ def _between(samples: List[Any], t0: float, t1: float, k: int) -> Optional[float
     return (inside[-1][k] - inside[0][k]) * (t1 - t0) / (inside[-1][0] - inside[0][0])
 
 
+def _cpus(spec: str) -> set:
+    """taskset's core list ("1", "0,2", "1-3") as a set."""
+    out: set = set()
+    for part in spec.split(","):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def _by_window(lat: List[float], sent: List[float], t0: float, width: float) -> List[Any]:
+    """[window start (s from t0), actions, p99 ms] for each ``width`` seconds of sending time."""
+    win: Dict[int, List[float]] = {}
+    for x, w in zip(lat, sent):
+        win.setdefault(int((w - t0) // width), []).append(x)
+    return [[k * width, len(v), round(1000 * sorted(v)[min(len(v) - 1, int(0.99 * len(v)))], 1)]
+            for k, v in sorted(win.items())]
+
+
 async def main(a: argparse.Namespace) -> Dict[str, Any]:
     port = a.port or _free_port()
+    if a.client_cpus is not None:  # this process runs or spawns the clients; the server is pinned by taskset
+        os.sched_setaffinity(0, _cpus(a.client_cpus))
     tmp = tempfile.mkdtemp(prefix="ddz-load-")
     db = a.db or os.path.join(tmp, "load.sqlite3")
     cmd = [sys.executable, "-m", "ddz.cli", "serve", "--port", str(port), "--db", db, "--grace", str(a.grace),
            "--bot-delay", str(a.bot_delay), "--no-bot-tables",
            # the load clients may act far faster than people (--think 0): lift the per-connection limit
            "--rate", "1000", "--burst", "1000"]
+    if a.gc_threshold is not None:
+        cmd += ["--gc-threshold", str(a.gc_threshold)]
     if a.cpu is not None:
         cmd = ["taskset", "-c", str(a.cpu)] + cmd
     log = open(os.path.join(tmp, "server.log"), "w")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    # in a session of its own, as a daemon runs: the kernel shares a core between sessions
+    # (autogroups), so the server does not queue behind every process of this one
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     samples: List[Any] = []
     try:
         for _ in range(200):
@@ -356,9 +394,12 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
         proc.wait(30)
         log.close()
     st = Stats()
+    played = 0
     for part in parts:
         st.latencies += part["latencies"]
+        st.sent_wall += part["sent_wall"]
         st.actions += part["actions"]
+        played += part["played"]
         st.hands.update(part["hands"])
         st.problems += part["problems"]
         st.disconnects += part["disconnects"]
@@ -370,18 +411,35 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
     db_audit = await audit_db(db, st)
     lat = sorted(st.latencies)
     q = (lambda f: round(1000 * lat[min(len(lat) - 1, int(f * len(lat)))], 2)) if lat else (lambda f: None)
+    # the same without the first --warmup seconds of play (every table's first decisions at once):
+    # reported beside the whole run's figure, not instead of it
+    warm = sorted(x for x, w in zip(st.latencies, st.sent_wall) if w >= t0 + a.warmup)
+    qw = (lambda f: round(1000 * warm[min(len(warm) - 1, int(f * len(warm)))], 2)) if warm else (lambda f: None)
     return {
-        "tables": a.tables, "think_s": a.think, "server_cpu": a.cpu, "client_procs": a.client_procs,
+        "tables": a.tables, "think_s": a.think, "server_cpu": a.cpu, "client_cpus": a.client_cpus,
+        "client_procs": a.client_procs,
         "seconds": round(elapsed, 1), "connect_seconds": round(max(p["connect_s"] for p in parts), 1),
         "peak_concurrent_tables": max((x[3] for x in samples), default=0),
-        "hands": len(st.hands), "actions": st.actions, "actions_per_s": round(st.actions / elapsed, 1),
+        # actions/s and the server's CPU per action over the play window only (the drain's actions,
+        # which come after it, are in "actions" and in the latencies)
+        "hands": len(st.hands), "actions": st.actions, "actions_in_play": played,
+        "actions_per_s": round(played / elapsed, 1),
         "latency_ms": {"p50": q(0.5), "p99": q(0.99), "max": round(1000 * lat[-1], 2) if lat else None,
                        "samples": len(lat)},
+        # p99 of the actions sent in each 10 s of play (from its start): where the tail is
+        "latency_p99_ms_by_10s": _by_window(st.latencies, st.sent_wall, t0, 10.0),
+        "play_started": round(t0, 2),
+        "latency_ms_after_warmup": {"warmup_s": a.warmup, "p50": qw(0.5), "p99": qw(0.99),
+                                    "max": round(1000 * warm[-1], 2) if warm else None, "samples": len(warm)},
         # how much of a core each side had while playing: a server short of a core (a shared
         # machine) queues, and its latency shows that, not its own cost
         "server_cpu_share": round(server_cpu / elapsed, 2) if server_cpu is not None else None,
         "server_wait_share": round(server_wait / elapsed, 2) if server_wait is not None else None,
-        "server_cpu_ms_per_action": round(1000 * server_cpu / st.actions, 3) if server_cpu and st.actions else None,
+        # the server's garbage collections and its event loop's stops over the whole run
+        # (connecting and matching included): what the tail of the latency is made of
+        "server_gc": samples[-1][4].get("gc") if samples else None,
+        "server_loop_lag": samples[-1][4].get("loop_lag") if samples else None,
+        "server_cpu_ms_per_action": round(1000 * server_cpu / played, 3) if server_cpu and played else None,
         "client_cpu_share": round(sum(p["cpu_s"] for p in parts) / elapsed, 2),
         "disconnects": st.disconnects, "escapes": st.escapes, "seats_checked_for_leaks": st.checked,
         "problems": st.problems[:20], "problem_count": len(st.problems), "db": db_audit,
@@ -429,10 +487,16 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     ap.add_argument("--grace", type=float, default=5.0)
     ap.add_argument("--bot-delay", type=float, default=0.2)
     ap.add_argument("--check-every", type=int, default=1, help="check every k-th hand's messages for leaks")
+    ap.add_argument("--warmup", type=float, default=15.0,
+                    help="also report the latency of the actions sent after this many seconds of play")
     ap.add_argument("--drain", type=float, default=60, help="seconds to let running hands finish at the end")
     ap.add_argument("--cpu", type=int, default=None, help="pin the server process to this core (taskset)")
+    ap.add_argument("--client-cpus", default=None, dest="client_cpus",
+                    help="pin the client processes to these cores (taskset's list, e.g. 1): keeps them off the server's")
     ap.add_argument("--client-procs", type=int, default=1, dest="client_procs",
                     help="run the clients in this many processes (each its share of the tables)")
+    ap.add_argument("--gc-threshold", type=int, default=None, dest="gc_threshold",
+                    help="the server's --gc-threshold")
     ap.add_argument("--db", default=None, help="database URL (default: a new SQLite file)")
     ap.add_argument("--port", type=int, default=None)
     ap.add_argument("--seed", type=int, default=1)

@@ -134,6 +134,7 @@ async def play_out(clients: List[Client], pick: Any = None, timeout: float = 30.
     act, until every client has the result; returns the result messages."""
     async def one(c: Client) -> Dict[str, Any]:
         acted, acted_seq = -1, 0
+        sent_at: Optional[int] = None  # the history length when its action was sent, until answered (SeatView's rule)
         fresh = True  # the newest observation received may still need an answer
         if any(x["type"] == "obs" for x in c.seen):
             await c.latest_obs(0.1)  # read what is already on the way first
@@ -147,6 +148,8 @@ async def play_out(clients: List[Client], pick: Any = None, timeout: float = 30.
                 m = await c._recv(timeout)
             if m["type"] == "result":
                 return m
+            if m["type"] in ("illegal", "error"):
+                sent_at = None
             if m["type"] == "illegal" and m["code"] == "NOT_YOUR_TURN" and max(
                     x["seq"] for x in c.seen if x["type"] == "obs") > acted_seq:
                 continue  # the hand moved on (a bot, the clock) between the observation and the action
@@ -155,7 +158,11 @@ async def play_out(clients: List[Client], pick: Any = None, timeout: float = 30.
             if m["type"] != "obs":
                 continue
             o = m["obs"]
-            if o["legal_actions"] and o["current_seat"] == c.seat and len(o["history"]) > acted:
+            if sent_at is not None and any(s == c.seat and t != "ESCAPE" for s, t in o["history"][sent_at:]):
+                sent_at = None
+            if (sent_at is None and o["legal_actions"] and o["current_seat"] == c.seat
+                    and len(o["history"]) > acted):
                 acted, acted_seq = len(o["history"]), m["seq"]
+                sent_at = acted
                 await c.act(pick(m) if pick else eager(o["legal_actions"]))
     return list(await asyncio.wait_for(asyncio.gather(*(one(c) for c in clients)), timeout))

@@ -267,3 +267,34 @@ def _status(port, path):
             return r.status
     except urllib.error.HTTPError as e:
         return e.code
+
+
+def test_the_clock_counts_from_the_latest_event(tmp_path):
+    """The move clock is one timer per table, not re-armed per event (Table._on_clock): when
+    it fires for a decision answered since, it waits for the current one. Seat A acts 0.6 of
+    the timeout into its decision; the next seat's TIMEOUT comes a whole timeout after that
+    action (not when A's deadline passes), and is the only TIMEOUT."""
+    timeout = 1.0
+
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3"), move_timeout_s=timeout) as srv:
+            cs = await seated(srv.port, ["p0", "p1"], "score")
+            t = srv.tables[cs[0].table]
+            loop = asyncio.get_running_loop()
+            first = await cs[0].latest_obs(0.05)
+            a = next(c for c in cs if c.seat == first["obs"]["current_seat"])
+            o = (await a.latest_obs(0.05))["obs"]
+            await asyncio.sleep(0.6 * timeout)
+            acted_at = loop.time()
+            await a.act(eager(o["legal_actions"]))
+            hist = len(o["history"])
+            while len(t.game.history) <= hist + 1 and loop.time() < acted_at + 10:
+                await asyncio.sleep(0.01)
+            timed_out_at = loop.time()
+            new = t.game.history[hist:]
+            assert new[0] == (a.seat, eager(o["legal_actions"]))
+            assert new[1] == (t.game.history[hist + 1][0], "TIMEOUT") and new[1][0] != a.seat
+            assert timed_out_at - acted_at >= timeout - 0.05
+            for c in cs:
+                await c.close()
+    run(main())

@@ -268,6 +268,8 @@ def test_serve_command_line(capsys):
         assert opt in out
     assert cli_main(["serve", "--db", "mysql://somewhere/db"]) == 2
     assert "unknown database URL scheme" in capsys.readouterr().err
+    assert cli_main(["serve", "--gc-threshold", "0"]) == 2
+    assert "--gc-threshold must be a positive number of objects, not 0" in capsys.readouterr().err
 
 
 def test_classic_matchmaking_stages(tmp_path):

@@ -4,13 +4,16 @@ every step of hands of every variant, through the bidding, the play, timeouts, b
 escapes (RULES.md §6: a seat sees its own cards and what is public, nothing else)."""
 from __future__ import annotations
 
+import asyncio
+import json
 import random
 
 import pytest
 
-from ddz import Game, Rules
+from ddz import ROOMS, Game, Rules
 from ddz.bots import RuleBot
-from ddz.server.table import seat_view
+from ddz.server.protocol import apply_update, dumps
+from ddz.server.table import Table, seat_view
 
 RULES = {"classic": Rules.classic, "two_player": Rules.two_player, "bengbu": Rules.bengbu}
 
@@ -46,3 +49,93 @@ def test_seat_view_is_the_engines_observation(variant, seed):
         else:
             g.apply(rng.choice(g.legal_actions()), seat=seat)
         _check(g)
+
+
+class _Config:
+    bot_delay_s = 0.0
+    move_timeout_s = None
+    grace_s = 1e9
+
+
+class _Server:
+    config = _Config()
+
+
+class _Receiver:
+    """A session that only keeps what it is sent (protocol version 2)."""
+    version = 2
+
+    def __init__(self) -> None:
+        self.seats = {}
+        self.msgs = []
+
+    def send(self, msg) -> None:
+        text = dumps(msg)  # what goes on the wire: the standard library's text, whichever encoder runs
+        assert text == json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+        self.msgs.append(json.loads(text))
+
+
+def _wire(obs):
+    return json.loads(json.dumps(obs))
+
+
+@pytest.mark.parametrize("room", ["novice", "score", "bengbu"])
+@pytest.mark.parametrize("seed", range(4))
+def test_every_delta_rebuilds_the_engines_observation(room, seed):
+    """The table's deltas (the public fields an event changed, found once per event, and each
+    seat's own fields) rebuild, after every event, exactly ``Game.observation(seat)`` for each
+    seat and the public view for a spectator, through actions, the clock, seats going away and
+    coming back with and without ``since``, and escapes."""
+    async def main():
+        rng = random.Random(seed)
+        r = ROOMS[room]
+        t = Table(_Server(), f"{seed:016x}", r, [f"p{i}" for i in range(r.players)], set(), [10_000] * r.players,
+                  seed=seed)
+        recv = [_Receiver() for _ in range(r.players)]
+        for s, x in enumerate(recv):
+            t.sessions[s] = x
+        spec = _Receiver()
+        t.start()
+        t.watch(spec)
+        views = {}
+        away = {}  # seat -> (the view its client kept, the last seq it saw)
+
+        def check():
+            for s, x in [(s, x) for s, x in enumerate(recv) if s not in away] + [(None, spec)]:
+                for m in x.msgs:
+                    views[s] = apply_update(views.get(s), m)
+                x.msgs.clear()
+                assert views[s] == _wire(t.game.observation(s)), (s, t.seq)
+
+        check()
+        while not t.game.is_over:
+            g = t.game
+            seat = g.current_seat
+            u = rng.random()
+            if u < 0.04:
+                g.timeout()
+                t._event()
+            elif u < 0.08 and len(away) < r.players - 1:
+                s = rng.choice([s for s in range(r.players) if s not in away])
+                t.detach(s, recv[s])
+                away[s] = (views.pop(s), t.seq)
+            elif u < 0.14 and away:
+                s = rng.choice(sorted(away))
+                kept, since = away.pop(s)
+                recv[s] = _Receiver()
+                if rng.random() < 0.7:  # resume with since: a delta on the view it kept
+                    views[s] = kept
+                    t.attach(s, recv[s], since)
+                else:
+                    t.attach(s, recv[s])
+            elif u < 0.15:
+                t.escape(seat)
+            elif seat in g.bot_seats:
+                t._bot_move(t.seq)
+            else:
+                assert t.act(seat, rng.choice(g.legal_actions())) is None
+            check()
+        t._cancel_timers()
+        if t._finishing is not None:
+            t._finishing.cancel()
+    asyncio.run(main())

@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from .. import MATCH_TIERS, ROOMS, Matchmaker, Room
+from .health import GcPauses, LoopLag
 from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse
 from .storage import Storage, StorageError, open_storage
 from .table import Table, ledger_of, rules_for
@@ -119,6 +120,8 @@ class Server:
         self._bot_seq = 0
         self.port: Optional[int] = None
         self.cluster: Any = None
+        self.gc_pauses = GcPauses()
+        self.loop_lag = LoopLag()
 
     # ---- life cycle ----
     async def start(self, host: str = "127.0.0.1", port: int = 8000) -> None:
@@ -131,6 +134,8 @@ class Server:
                                       max_size=self.config.hard_max_bytes, ping_interval=20, ping_timeout=20,
                                       compression=None)  # deflate costs more CPU than the small frames save
         self.port = self._ws_server.sockets[0].getsockname()[1]
+        self.gc_pauses.install()
+        self.loop_lag.start()
         loop = asyncio.get_running_loop()
         if self.config.cluster:
             from . import cluster
@@ -144,6 +149,8 @@ class Server:
             self._match_task = loop.create_task(self._match_loop())
 
     async def stop(self) -> None:
+        self.gc_pauses.remove()
+        self.loop_lag.stop()
         if self._match_task is not None:
             self._match_task.cancel()
         if self._ws_server is not None:
@@ -165,7 +172,8 @@ class Server:
             return None
         if path == "/api/status":
             status = {"host": self.config.host_id, "tables": len(self.tables), "connections": len(self.sessions),
-                      "matchmaker": self.cluster.leader if self.cluster is not None else True}
+                      "matchmaker": self.cluster.leader if self.cluster is not None else True,
+                      "gc": self.gc_pauses.to_dict(), "loop_lag": self.loop_lag.to_dict()}
             return _response(200, json.dumps(status), "application/json")
         if path == "/api/rooms":
             return _response(200, json.dumps(self.room_list(), ensure_ascii=False), "application/json")
@@ -271,6 +279,8 @@ class Server:
         elif kind == "join":
             await self._join(sess, msg["room"], bool(msg.get("bots", False)))
         elif kind == "leave_queue":
+            if sess.name not in self.waiting:  # matched meanwhile (its "matched" is on the way), or never queued
+                raise ProtocolError("not_queued", "you are not waiting for a table (matched, or never queued)")
             self._unqueue(sess.name)
             sess.send({"type": "left_queue"})
         elif kind in ("act", "resume", "leave"):
@@ -403,9 +413,13 @@ class Server:
     async def _match_once(self) -> None:
         now = time.monotonic()
         for room_name, mm in self.matchmakers.items():
-            for trio in mm.match(now):
+            trios = mm.match(now)
+            # every matched player stops waiting now, before the first table opens (its storage
+            # calls yield): a leave_queue meanwhile must not be told left_queue and then be seated
+            for trio in trios:
                 for p in trio:
                     self.waiting.pop(p, None)
+            for trio in trios:
                 await self._open_table(self.rooms[room_name], list(trio), set())
         for room_name, q in self.queues.items():
             n = self.rooms[room_name].players

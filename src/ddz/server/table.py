@@ -21,7 +21,7 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
-from .. import Game, Room, Rules, settle
+from .. import Game, IllegalAction, Room, Rules, settle
 from ..bots import RuleBot
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,22 +37,44 @@ SINCE_WINDOW = 100
 _UNSENT = object()  # a field the receiver has not been sent
 
 
+# the fields of a seat's observation that are not the public view's (seat_view sets them)
+_OWN = ("seat", "hand", "cards", "shown", "legal_actions")
+
+
 class _Sent:
     """What one receiver (a seat's connection, a spectator) was last sent: the base of its
     next delta. ``fields`` is the observation without its history; empty after a ``resume``
-    with ``since``, so that the next delta carries every field."""
+    with ``since``, so that the next delta carries every field. ``seq``: the event it was
+    last brought up to (-1 after a ``resume``): a receiver up to date with the event before
+    gets the public fields that event changed, found once for all receivers. ``own``: what
+    the seat's cards were last looked up for (the deal, the phase, its count: ``_seat_delta``)."""
 
-    __slots__ = ("hist", "fields", "info")
+    __slots__ = ("hist", "fields", "info", "seq", "own")
 
-    def __init__(self, hist: int, fields: Dict[str, Any], info: Optional[Dict[str, Any]]) -> None:
+    def __init__(self, hist: int, fields: Dict[str, Any], info: Optional[Dict[str, Any]], seq: int) -> None:
         self.hist = hist
         self.fields = fields
         self.info = info
+        self.seq = seq
+        self.own: Any = None
+
+
+_RULES: Dict[Room, Rules] = {}
 
 
 def rules_for(room: Room) -> Rules:
     """The rules a room's hands are played with (the room's multiplier / point value in them,
-    so that ``settle`` finds the result consistent with the room)."""
+    so that ``settle`` finds the result consistent with the room). One ``Rules`` per room,
+    shared by its tables (it is immutable): a new one computes its action space on first use
+    (``Game`` reads ``pass_id``), 7 to 21 ms, which per table was a third of the server's time
+    and held the event loop for seconds when a thousand tables opened at once."""
+    rules = _RULES.get(room)
+    if rules is None:
+        rules = _RULES[room] = _new_rules(room)
+    return rules
+
+
+def _new_rules(room: Room) -> Rules:
     if room.variant == "classic":
         return Rules.classic()
     if room.variant == "two_player":
@@ -121,10 +143,12 @@ class Table:
         self.seq = 0
         self._hist_at: List[int] = []           # the history length after each of the last SINCE_WINDOW events
         self._sent: Dict[Tuple["Session", Optional[int]], _Sent] = {}  # (receiver, seat or None) -> its base
+        self._pub: Optional[Dict[str, Any]] = None  # the public view pushed at the last event
         self.deadline: Optional[float] = None   # wall-clock time (epoch seconds) the seat to act must act by
         self.ended = False
         self.result_msg: Optional[Dict[str, Any]] = None
-        self._timer: Optional[asyncio.TimerHandle] = None
+        self._timer: Optional[asyncio.TimerHandle] = None  # the move clock (see _on_clock)
+        self._due: Optional[float] = None       # the loop time the seat to act must act by
         self._bot_timer: Optional[asyncio.TimerHandle] = None
         self._grace: Dict[int, asyncio.TimerHandle] = {}
         self._finishing: Optional["asyncio.Task[None]"] = None
@@ -168,7 +192,7 @@ class Table:
         fields = {k: v for k, v in o.items() if k != "history"}
         sent = self._sent.get((sess, seat))
         if sent is None or sess.version < 2:
-            self._sent[(sess, seat)] = _Sent(len(hist), fields, info)
+            self._sent[(sess, seat)] = _Sent(len(hist), fields, info, self.seq)
             return {"type": "obs", "table": self.id, "seq": self.seq, "seat": seat, "obs": o,
                     "deadline": self.deadline, "now": t, "table_info": info}
         msg = {"type": "delta", "table": self.id, "seq": self.seq, "seat": seat, "from": sent.hist,
@@ -176,7 +200,44 @@ class Table:
                "deadline": self.deadline, "now": t}
         if info != sent.info:
             msg["table_info"] = info
-        sent.hist, sent.fields, sent.info = len(hist), fields, info
+        sent.hist, sent.fields, sent.info, sent.seq, sent.own = len(hist), fields, info, self.seq, None
+        return msg
+
+    def _seat_delta(self, sess: "Session", seat: Optional[int], sent: _Sent, pub: Dict[str, Any],
+                    changed: Dict[str, Any], extras: Dict[str, Any], now: float) -> Dict[str, Any]:
+        """``update_msg`` for a receiver up to date with the event before this one: the public
+        fields this event changed (``changed``, found once per event) and the seat's own fields
+        that changed; the same message, without building and comparing the whole view per
+        receiver."""
+        hist = pub["history"]
+        fields = sent.fields
+        if seat is None:
+            new = changed
+        else:
+            g = self.game
+            new = {k: v for k, v in changed.items() if k not in _OWN}
+            own = (g.deal_number, pub["phase"], pub["cards_left"][seat])
+            if own != sent.own:  # a seat's cards change only with the deal, the phase or its count
+                sent.own = own
+                hand, cards = str(g.hand(seat)), g.cards(seat)
+                if fields.get("hand", _UNSENT) != hand:
+                    new["hand"] = hand
+                if fields.get("cards", _UNSENT) != cards:
+                    new["cards"] = cards
+            if "shown" in changed:
+                shown = {s: c for s, c in changed["shown"].items() if s != seat}
+                if fields.get("shown", _UNSENT) != shown:
+                    new["shown"] = shown
+            legal = g.legal_actions() if pub["current_seat"] == seat else []
+            if fields.get("legal_actions", _UNSENT) != legal:
+                new["legal_actions"] = legal
+        fields.update(new)
+        msg = {"type": "delta", "table": self.id, "seq": self.seq, "seat": seat, "from": sent.hist,
+               "events": hist[sent.hist:], "set": new, "deadline": self.deadline, "now": now}
+        if extras != sent.info:
+            msg["table_info"] = extras
+            sent.info = extras
+        sent.hist, sent.seq = len(hist), self.seq
         return msg
 
     def rebase(self, sess: "Session", seat: Optional[int], since: Optional[int]) -> None:
@@ -185,7 +246,7 @@ class Table:
         delta from there with every field), else nothing (the next message is a snapshot)."""
         self._sent.pop((sess, seat), None)
         if since is not None and 0 < since <= self.seq and self.seq - since < len(self._hist_at):
-            self._sent[(sess, seat)] = _Sent(self._hist_at[since - self.seq - 1], {}, None)
+            self._sent[(sess, seat)] = _Sent(self._hist_at[since - self.seq - 1], {}, None, -1)
 
     def forget(self, sess: "Session", seat: Optional[int]) -> None:
         """``sess`` no longer receives ``seat``'s view (None: stops watching)."""
@@ -206,21 +267,37 @@ class Table:
         self._hist_at.append(len(pub["history"]))
         if len(self._hist_at) > SINCE_WINDOW:
             del self._hist_at[0]
+        prev = self._pub
+        changed = {k: v for k, v in pub.items()
+                   if k != "history" and (prev is None or prev[k] != v)}  # the public fields this event changed
+        last = self.seq - 1
         for s, sess in enumerate(self.sessions):
             if sess is not None:
-                sess.send(self.update_msg(sess, s, extras, seat_view(self.game, pub, s), now))
+                sent = self._sent.get((sess, s))
+                if sent is not None and sent.seq == last and sess.version >= 2:
+                    sess.send(self._seat_delta(sess, s, sent, pub, changed, extras, now))
+                else:
+                    sess.send(self.update_msg(sess, s, extras, seat_view(self.game, pub, s), now))
         for sess in list(self.spectators):
-            sess.send(self.update_msg(sess, None, extras, pub, now))
+            sent = self._sent.get((sess, None))
+            if sent is not None and sent.seq == last and sess.version >= 2:
+                sess.send(self._seat_delta(sess, None, sent, pub, changed, extras, now))
+            else:
+                sess.send(self.update_msg(sess, None, extras, pub, now))
+        del pub["history"]  # sent; kept without it (the next event compares the other fields)
+        self._pub = pub
 
     # ---- the flow of the hand ----
     def _event(self) -> None:
         """After every change: next sequence number, the clock or a bot for the next seat,
         observations to everyone; the settlement once the hand is over."""
         self.seq += 1
-        self._cancel_timers()
+        if self._bot_timer is not None:
+            self._bot_timer.cancel()
+            self._bot_timer = None
         g = self.game
         if g.is_over:
-            self.deadline = None
+            self.deadline = self._due = None
             self._push()
             if self._finishing is None:
                 self._finishing = asyncio.get_running_loop().create_task(self._finish())
@@ -228,12 +305,16 @@ class Table:
         seat = g.current_seat
         loop = asyncio.get_running_loop()
         if seat in g.bot_seats:
-            self.deadline = None
+            self.deadline = self._due = None
             self._bot_timer = loop.call_later(self.server.config.bot_delay_s, self._bot_move, self.seq)
         else:
             timeout = self.server.config.move_timeout_s or g.move_timeout_s
             self.deadline = time.time() + timeout
-            self._timer = loop.call_later(timeout, self._on_timeout, self.seq)
+            self._due = loop.time() + timeout
+            if self._timer is None or self._timer.when() > self._due:
+                if self._timer is not None:
+                    self._timer.cancel()
+                self._timer = loop.call_at(self._due, self._on_clock)
         self._push()
 
     def _cancel_timers(self) -> None:
@@ -241,9 +322,21 @@ class Table:
             if t is not None:
                 t.cancel()
         self._timer = self._bot_timer = None
+        self._due = None
 
-    def _on_timeout(self, seq: int) -> None:
-        if seq != self.seq or self.game.is_over:
+    def _on_clock(self) -> None:
+        """The move clock's timer. Every event sets a new deadline (``_due``, loop time) but
+        does not re-arm the timer: a timer cancelled per event stayed in the loop's heap for
+        the whole 30 s, tens of thousands of them at a thousand tables (heap work, and objects
+        for every garbage collection to walk). So the timer may fire for a decision answered
+        since: then it waits for the current deadline."""
+        self._timer = None
+        due = self._due
+        if due is None or self.game.is_over:
+            return
+        loop = asyncio.get_running_loop()
+        if due - loop.time() > 1e-3:
+            self._timer = loop.call_at(due, self._on_clock)
             return
         self.game.timeout()  # §3.6: TIMEOUT(seat) and the default action
         self._event()
@@ -269,12 +362,12 @@ class Table:
         if seat in self.escaped:
             return {"type": "illegal", "table": self.id, "code": "ESCAPED",
                     "message": f"seat {seat} left the hand; a bot plays it", "action": action}
-        err = self.game.check(action, seat=seat)
-        if err is not None:
+        try:  # apply checks the action whole and changes nothing when it is illegal (no check() first)
+            self.game.apply(action, seat=seat)
+        except IllegalAction as err:
             code = err.code.name if err.code is not None else "ILLEGAL"
             return {"type": "illegal", "table": self.id, "code": code, "message": str(err),
                     "action": action}
-        self.game.apply(action, seat=seat)
         self._event()
         return None
 

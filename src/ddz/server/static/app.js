@@ -14,7 +14,8 @@ const LABEL = {  // decision tokens (docs/rules.md §1) as buttons
 
 let ws = null;
 const st = { name: null, token: null, table: null, seat: null, seatToken: null, obs: null, msg: null,
-             info: null, offset: 0, selected: new Set(), lastSeq: 0 };
+             info: null, offset: 0, selected: new Set(), lastSeq: 0,
+             sentAt: null };  // the history length when this seat's action was sent, until it is answered
 const VERSION = 2;
 
 function send(m) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(m)); }
@@ -64,7 +65,8 @@ function handle(m) {
         ? `${m.void_hands.length} hand(s) were void (the server stopped during them); no coin moved.` : "";
       if (m.table) {
         if (m.table.table !== st.table) Object.assign(st, { obs: null, lastSeq: 0 });
-        Object.assign(st, { table: m.table.table, seat: m.table.seat, seatToken: m.table.seat_token });
+        // an action sent on the lost connection was applied (the view will show it) or lost
+        Object.assign(st, { table: m.table.table, seat: m.table.seat, seatToken: m.table.seat_token, sentAt: null });
         send(st.obs ? { type: "resume", table: st.table, seat_token: st.seatToken, since: st.lastSeq }
                     : { type: "resume", table: st.table, seat_token: st.seatToken });
       }
@@ -76,12 +78,12 @@ function handle(m) {
     case "left_queue": $("queue-status").textContent = ""; break;
     case "matched":
       Object.assign(st, { table: m.table, seat: m.seat, seatToken: m.seat_token, selected: new Set(),
-                          obs: null, info: null, lastSeq: 0 });
+                          obs: null, info: null, lastSeq: 0, sentAt: null });
       $("queue-status").textContent = "";
       $("result").classList.add("hidden");
       break;
     case "obs": case "delta": update(m); break;
-    case "illegal": $("illegal").textContent = `${m.code}: ${m.message}`; break;
+    case "illegal": $("illegal").textContent = `${m.code}: ${m.message}`; st.sentAt = null; if (st.obs) render(); break;
     case "result": result(m); break;
     case "void": $("result-text").textContent = m.message; show("result"); break;
     case "left": break;
@@ -108,6 +110,10 @@ function update(m) {
     Object.assign(st.obs, m.set);
   }
   if (m.table_info) st.info = m.table_info;
+  // the action sent is answered once the history shows an action of this seat after it
+  if (st.sentAt !== null && st.obs.history.slice(st.sentAt).some(([s, t]) => s === st.seat && t !== "ESCAPE")) {
+    st.sentAt = null;
+  }
   st.msg = m; st.lastSeq = m.seq; st.offset = m.now - Date.now() / 1000;
   render();
 }
@@ -205,9 +211,12 @@ function render() {
   }
   // the legal decisions as buttons; plays from the selected cards
   const acts = $("actions"); acts.innerHTML = "";
-  acts.dataset.legal = JSON.stringify(o.legal_actions);
-  const plays = o.legal_actions.filter((a) => a.startsWith("PLAY "));
-  for (const a of o.legal_actions.filter((a) => !a.startsWith("PLAY "))) {
+  // no buttons while an action of this seat is on the wire: an update may show the seat still to
+  // act on the decision it has answered (another seat's ESCAPE), docs/protocol.md "When to act"
+  const legal = st.sentAt === null ? o.legal_actions : [];
+  acts.dataset.legal = JSON.stringify(legal);
+  const plays = legal.filter((a) => a.startsWith("PLAY "));
+  for (const a of legal.filter((a) => !a.startsWith("PLAY "))) {
     const b = document.createElement("button"); b.textContent = LABEL[a] || a; b.dataset.action = a;
     b.onclick = () => act(a); acts.appendChild(b);
   }
@@ -225,7 +234,9 @@ function render() {
 function act(a) {
   $("illegal").textContent = "";
   if (a.startsWith("PLAY ")) st.selected = new Set();
+  st.sentAt = st.obs.history.length;
   send({ type: "act", table: st.table, seat_token: st.seatToken, action: a });
+  render();
 }
 
 function result(m) {
