@@ -193,14 +193,14 @@ def _new_game_static(g: Any, factors: Dict[str, Any]) -> Any:
     return static
 
 
-def _hand_words(g: Any) -> List[int]:
+def _hand_words(g: Any) -> Sequence[int]:
     """The hands' rank words before the play (the core reads them from the play state after)."""
     if g._ps is not None or not g._dealt():
         return _NO_WORDS
     return [g._hands.cards(s).word for s in range(g.num_players)]
 
 
-_NO_WORDS: List[int] = []
+_NO_WORDS: Tuple[int, ...] = ()
 
 
 def _game_row(g: Any, seat: int, out: Optional[npt.NDArray[np.int8]]) -> npt.NDArray[np.int8]:
@@ -221,7 +221,7 @@ def _observation(g: Any, seat: int) -> Dict[str, npt.NDArray[np.int8]]:
     if g._phase == "PLAY":  # Game.current_seat and legal_action_ids, inlined
         to_act = ps.current_seat
         legal: Any = ps if to_act == seat else None  # the core marks the play state's legal actions
-        words = _NO_WORDS
+        words: Sequence[int] = _NO_WORDS
     else:
         to_act = g._seat
         legal = g.legal_action_ids() if to_act == seat and to_act is not None else None
