@@ -214,9 +214,7 @@ def _observation(g: Any, seat: int) -> Dict[str, npt.NDArray[np.int8]]:
     """``{"observation": compact(g, seat), "action_mask": int8 mask of the seat's legal action
     ids}`` in one core call: the environments' hot path. The mask is all zeros when another
     seat is to act."""
-    factors = g._factors_now()  # _game_static, inlined
-    cached = g._encoder_cache
-    static = cached[1] if cached is not None and cached[0] is factors else _new_game_static(g, factors)
+    static = _game_static(g)
     ps = g._ps
     if g._phase == "PLAY":  # Game.current_seat and legal_action_ids, inlined
         to_act = ps.current_seat
