@@ -1,6 +1,6 @@
 """Per-action cost of the framework environments (issue 12): ddz's PettingZoo AEC
 environment (``env.last()`` with the compact observation and the action mask, a numpy random
-legal id, ``env.step``) against RLCard's own ``doudizhu`` ``env.step`` (its state encoding
+legal id from the info's ``legal_action_ids``, ``env.step``) against RLCard's own ``doudizhu`` ``env.step`` (its state encoding
 included, a numpy random legal id), and ddz's RLCard environment ``ddz-classic`` under
 ``Rules.classic_rlcard()`` on the same loop. Whole hands, reset included.
 
@@ -8,14 +8,17 @@ included, a numpy random legal id), and ddz's RLCard environment ``ddz-classic``
     python benchmarks/bench_envs.py --actions 20000
     python benchmarks/bench_envs.py --cpu --rounds 8    # interleaved rounds, the best of each
 
-Beside each PettingZoo figure: what the loop's own pick of a legal id from the mask costs
-(``mask_pick_rate``), the floor under any environment on this loop.
+The PettingZoo loop picks as the RLCard loop does, from a list of legal ids (RLCard's
+``state["legal_actions"]``, ddz's ``info["legal_action_ids"]``). A second PettingZoo row picks
+from the action mask instead (``nonzero`` over ``rules.num_actions`` entries), with what that
+pick alone costs (``mask_pick_rate``): the floor under any environment on that loop.
 
 The same runners feed ``benchmarks/workloads.py`` (``python benchmarks/run_all.py --only env.``).
 """
 from __future__ import annotations
 
 import argparse
+import random
 import time
 import warnings
 
@@ -26,6 +29,13 @@ import ddz
 # the clock of the timed loops: wall time, or with --cpu this process's CPU time (which other
 # jobs sharing the machine's cores inflate much less)
 CLOCK = time.perf_counter
+
+
+def _picker(seed: int):
+    """The loops' random pick of an index below n: the standard library's, because numpy's
+    scalar ``Generator.integers`` call costs about 2.6 us here, a fifth of a PettingZoo step
+    (the RLCard loop picks the same way)."""
+    return random.Random(seed).randrange
 
 
 def _best(fn, repeat: int) -> float:
@@ -51,7 +61,7 @@ def rlcard_rate(actions: int = 2000, seed: int = 2026, repeat: int = 3, env_id: 
         register_rlcard()
         config["rules"] = ddz.Rules.classic_rlcard()
     env = rlcard.make(env_id, config=config)
-    rng = np.random.default_rng(seed)
+    pick = _picker(seed)
 
     def run() -> None:
         state, _ = env.reset()
@@ -59,21 +69,26 @@ def rlcard_rate(actions: int = 2000, seed: int = 2026, repeat: int = 3, env_id: 
             if env.is_over():
                 state, _ = env.reset()
             legal = list(state["legal_actions"])
-            state, _ = env.step(legal[int(rng.integers(len(legal)))])
+            state, _ = env.step(legal[pick(len(legal))])
 
     return actions / _best(run, repeat)
 
 
-def pettingzoo_rate(rules: ddz.Rules, actions: int = 2000, seed: int = 2026, repeat: int = 3) -> float:
-    """ddz's PettingZoo AEC environment: actions per second of last() + a random legal id
-    from the mask + step(), over whole hands (bidding and dead steps included in the loop,
-    counted as actions only when a seat acts)."""
+def pettingzoo_rate(rules: ddz.Rules, actions: int = 2000, seed: int = 2026, repeat: int = 3,
+                    pick: str = "ids") -> float:
+    """ddz's PettingZoo AEC environment: actions per second of last() + a random legal id +
+    step(), over whole hands (bidding and dead steps included in the loop, counted as actions
+    only when a seat acts). ``pick``: from the info's ``legal_action_ids`` ("ids") or from the
+    observation's action mask ("mask")."""
+    if pick not in ("ids", "mask"):
+        raise ValueError(f"pick is 'ids' or 'mask', not {pick!r}")
+    from_mask = pick == "mask"
     try:
         from ddz.envs import pettingzoo_env
         env = pettingzoo_env(rules)
     except ImportError:
         raise RuntimeError("pettingzoo is not installed") from None
-    rng = np.random.default_rng(seed)
+    pick_index = _picker(seed)
 
     def run() -> None:
         env.reset(seed=seed)
@@ -81,12 +96,15 @@ def pettingzoo_rate(rules: ddz.Rules, actions: int = 2000, seed: int = 2026, rep
         while done < actions:
             if not env.agents:
                 env.reset()
-            obs, _, term, trunc, _ = env.last()
+            obs, _, term, trunc, info = env.last()
             if term or trunc:
                 env.step(None)
                 continue
-            legal = obs["action_mask"].view(np.bool_).nonzero()[0]  # numpy reads a bool mask ~9x faster
-            env.step(int(legal[int(rng.integers(len(legal)))]))
+            if from_mask:
+                legal = obs["action_mask"].view(np.bool_).nonzero()[0]  # numpy reads a bool mask ~9x faster
+            else:
+                legal = info["legal_action_ids"]
+            env.step(int(legal[pick_index(len(legal))]))
             done += 1
 
     with warnings.catch_warnings():
@@ -107,7 +125,7 @@ def mask_pick_rate(rules: ddz.Rules, actions: int = 2000, seed: int = 2026, repe
     from ddz.envs import pettingzoo_env
     env = pettingzoo_env(rules)
     env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
+    pick = _picker(seed)
     masks = []
     while len(masks) < MASK_POOL:
         if not env.agents:
@@ -118,14 +136,14 @@ def mask_pick_rate(rules: ddz.Rules, actions: int = 2000, seed: int = 2026, repe
             continue
         masks.append(obs)
         legal = obs["action_mask"].view(np.bool_).nonzero()[0]
-        env.step(int(legal[int(rng.integers(len(legal)))]))
+        env.step(int(legal[pick(len(legal))]))
 
     masks = (masks * (actions // MASK_POOL + 1))[:actions]
 
     def run() -> None:
         for obs in masks:
             legal = obs["action_mask"].view(np.bool_).nonzero()[0]
-            int(legal[int(rng.integers(len(legal)))])
+            int(legal[pick(len(legal))])
 
     return actions / _best(run, repeat)
 
@@ -154,14 +172,17 @@ def main(argv=None) -> None:
         keep("ddz-classic", rlcard_rate(args.actions, repeat=repeat, env_id="ddz-classic"))
         for name, rules in variants:
             keep(name, pettingzoo_rate(rules, args.actions, repeat=repeat))
+            keep(name + " mask", pettingzoo_rate(rules, args.actions, repeat=repeat, pick="mask"))
             keep(name + " pick", mask_pick_rate(rules, args.actions, repeat=repeat))
     peer, ours_rl = best["peer"], best["ddz-classic"]
     print(f"RLCard doudizhu env.step            {1e6 / peer:8.1f} us/action")
     print(f"ddz-classic (RLCard env, ddz rules) {1e6 / ours_rl:8.1f} us/action  {ours_rl / peer:5.2f}x RLCard")
     for name, rules in variants:
-        pz, pick = best[name], best[name + " pick"]
+        pz, mask, pick = best[name], best[name + " mask"], best[name + " pick"]
         print(f"ddz PettingZoo AEC ({name + ')':9s}      {1e6 / pz:8.1f} us/action  {pz / peer:5.2f}x RLCard"
-              f"   (of which the loop's pick from the {rules.num_actions}-wide mask {1e6 / pick:5.1f} us;"
+              f"   (picking from info['legal_action_ids'])")
+        print(f"  the same, picking from the mask   {1e6 / mask:8.1f} us/action  {mask / peer:5.2f}x RLCard"
+              f"   (of which the pick from the {rules.num_actions}-wide mask {1e6 / pick:5.1f} us;"
               f" a free env would be {pick / peer:5.1f}x)")
 
 

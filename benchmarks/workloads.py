@@ -280,6 +280,12 @@ def _run_pettingzoo(w: Workload, repeat: int) -> Tuple[float, float, str]:
     return BE.pettingzoo_rate(make_rules(w.rules), w.hands, w.seed, repeat), 0.0, "actions/s"
 
 
+def _run_pettingzoo_mask(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    import bench_envs as BE
+
+    return BE.pettingzoo_rate(make_rules(w.rules), w.hands, w.seed, repeat, pick="mask"), 0.0, "actions/s"
+
+
 _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "game": _run_game,                    # ddz.Game hands, random legal action ids (issue 10)
     "game_tokens": _run_game_tokens,      # the same with tokens: legal_actions(), apply(str)
@@ -304,7 +310,8 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "vector_env": _run_vector_env,        # ddz.VectorEnv.step, numpy random choice in the loop
     "playstate_loop": _run_playstate_loop,  # Python loop over PlayState, for the ratio
     "rlcard_env": _run_rlcard,            # RLCard env.step: RLCard's doudizhu (the peer) or ddz-classic
-    "pettingzoo": _run_pettingzoo,        # ddz's PettingZoo AEC env: last() + masked random id + step()
+    "pettingzoo": _run_pettingzoo,        # ddz's PettingZoo AEC env: last() + random id from the info + step()
+    "pettingzoo_mask": _run_pettingzoo_mask,  # the same loop picking from the action mask
 }
 
 WHAT = {
@@ -331,7 +338,8 @@ WHAT = {
     "vector_env": "VectorEnv.step, 1 thread, numpy choice",
     "playstate_loop": "Python loop over PlayState ids",
     "rlcard_env": "RLCard env.step, random legal id",
-    "pettingzoo": "PettingZoo AEC last()+step()",
+    "pettingzoo": "PettingZoo AEC last()+step(), id from info",
+    "pettingzoo_mask": "PettingZoo AEC last()+step(), id from the mask",
 }
 
 COMPAT = ("classic_openspiel", "classic_douzero", "classic_rlcard")
@@ -398,6 +406,8 @@ def _registry() -> List[Workload]:
     for rules in ("classic", "two_player", "bengbu"):
         w.append(Workload(f"env.pettingzoo.{rules}", "pettingzoo", rules, hands=2000,
                           target=">= 20x RLCard env.step", vs="env.rlcard.peer", issue=12))
+        w.append(Workload(f"env.pettingzoo_mask.{rules}", "pettingzoo_mask", rules, hands=2000,
+                          target="(the loop scans the mask)", vs="env.rlcard.peer", issue=12))
     return w
 
 

@@ -43,9 +43,10 @@ def test_pettingzoo_hands_observations_and_rewards(variant):
         env.reset(seed=hand)
         totals = {a: 0 for a in env.possible_agents}
         for agent in env.agent_iter():
-            obs, reward, term, trunc, _ = env.last()
+            obs, reward, term, trunc, info = env.last()
             totals[agent] += reward
             if term or trunc:
+                assert info == {}
                 env.step(None)
                 continue
             g = env.game
@@ -57,6 +58,8 @@ def test_pettingzoo_hands_observations_and_rewards(variant):
             assert sorted(np.flatnonzero(obs["action_mask"]).tolist()) == sorted(legal)
             other = env.possible_agents[(seat + 1) % rules.players]
             assert not env.observe(other)["action_mask"].any()  # only the seat to act has a mask
+            assert info["legal_action_ids"] == legal  # the same ids as a list, in legal_action_ids' order
+            assert all(env.infos[a] == {} for a in env.agents if a != agent)
             env.step(int(rng.choice(legal)))
         assert env.agents == []
         assert [totals[a] for a in env.possible_agents] == list(g.result.scores)
