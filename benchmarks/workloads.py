@@ -357,8 +357,9 @@ def _registry() -> List[Workload]:
     w.append(Workload("gen.lead33.bengbu", "batch", "bengbu", hand_size=33, hands=5000, target="<= 2.5 ns/move (C++)"))
     for rules in ("classic",) + COMPAT + ("two_player", "bengbu"):
         size = 33 if rules == "bengbu" else 20
+        # the hands/s target is the 20-card one; a 33-card BENGBU4 lead has about 3x the plays
         w.append(Workload(f"count.lead{size}.{rules}", "count", rules, hand_size=size,
-                          target=">= 20M hands/s, <= 0.6 ns/move"))
+                          target="<= 0.6 ns/move" if size == 33 else ">= 20M hands/s, <= 0.6 ns/move"))
     for rules in COMPAT:
         w.append(Workload(f"batch.lead20.{rules}", "batch", rules,
                           target=">= 5M hands/s" + (", >= 40x OpenSpiel" if rules == "classic_openspiel" else ""),
