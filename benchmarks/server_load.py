@@ -146,14 +146,14 @@ class Player:
                 if any(h in m["message"] for h in st.hands):
                     continue  # an action of an earlier hand that crossed its result on the wire
             # an action that crossed the clock or another seat's escape on the wire is refused with
-            # NOT_YOUR_TURN or HAND_OVER: a race, not a fault
+            # STALE (it names the event it answers), NOT_YOUR_TURN or HAND_OVER: a race, not a fault
             if t in ("illegal", "error") and v is not None:
                 v.refused()
                 if sent_at is not None:  # answered by its refusal
                     st.latencies.append(time.perf_counter() - sent_at)
                     st.sent_wall.append(sent_wall)
                     sent_at = None
-            if t == "error" or (t == "illegal" and m["code"] not in ("NOT_YOUR_TURN", "HAND_OVER")):
+            if t == "error" or (t == "illegal" and m["code"] not in ("STALE", "NOT_YOUR_TURN", "HAND_OVER")):
                 trail = [(x["type"], x.get("seq"), x.get("from"), len(x.get("events", ())), sorted(x.get("set", ())))
                          for x in map(json.loads, seen[-6:-1])]
                 o = v and v.obs
@@ -195,7 +195,7 @@ class Player:
             sent_at, sent_wall = time.perf_counter(), time.time()
             st.actions += 1
             v.acted()
-            await self.ws.send(json.dumps({"type": "act", "table": table, "seat_token": token,
+            await self.ws.send(json.dumps({"type": "act", "table": table, "seat_token": token, "seq": v.seq,
                                            "action": rng.choice(o["legal_actions"])}))
 
     def left(self, table: str) -> None:

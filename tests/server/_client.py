@@ -103,8 +103,13 @@ class Client:
         self.token = w.get("token", token)
         return w
 
-    async def act(self, action: str) -> None:
-        await self.send({"type": "act", "table": self.table, "seat_token": self.seat_token, "action": action})
+    async def act(self, action: str, seq: Optional[int] = None) -> None:
+        """Sends ``action``; with ``seq``, the event of the view it answers (the server refuses it
+        as ``STALE`` if that decision has closed since)."""
+        msg: Dict[str, Any] = {"type": "act", "table": self.table, "seat_token": self.seat_token, "action": action}
+        if seq is not None:
+            msg["seq"] = seq
+        await self.send(msg)
 
     async def close(self) -> None:
         await self.ws.close()
@@ -150,7 +155,7 @@ async def play_out(clients: List[Client], pick: Any = None, timeout: float = 30.
                 return m
             if m["type"] in ("illegal", "error"):
                 sent_at = None
-            if m["type"] == "illegal" and m["code"] == "NOT_YOUR_TURN" and max(
+            if m["type"] == "illegal" and m["code"] in ("STALE", "NOT_YOUR_TURN") and max(
                     x["seq"] for x in c.seen if x["type"] == "obs") > acted_seq:
                 continue  # the hand moved on (a bot, the clock) between the observation and the action
             if m["type"] in ("error", "illegal"):
@@ -164,5 +169,5 @@ async def play_out(clients: List[Client], pick: Any = None, timeout: float = 30.
                     and len(o["history"]) > acted):
                 acted, acted_seq = len(o["history"]), m["seq"]
                 sent_at = acted
-                await c.act(pick(m) if pick else eager(o["legal_actions"]))
+                await c.act(pick(m) if pick else eager(o["legal_actions"]), m["seq"])
     return list(await asyncio.wait_for(asyncio.gather(*(one(c) for c in clients)), timeout))

@@ -298,3 +298,50 @@ def test_the_clock_counts_from_the_latest_event(tmp_path):
             for c in cs:
                 await c.close()
     run(main())
+
+
+def test_an_action_answering_a_closed_decision_is_stale(tmp_path):
+    """``act`` with ``seq`` (docs/protocol.md): seat Y's view at event k offers a decision; the
+    clock answers it (§3.6, A8) and play comes back to Y with a new decision. Y's action of
+    event k then arrives, and it is legal in the new decision too: without ``seq`` it would
+    be applied to a decision its player never saw. With ``seq`` it is refused (``STALE``) and
+    nothing changes; a ``seq`` ahead of the table is a ``bad_field`` error; the same action
+    with the current ``seq`` is applied."""
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3"), move_timeout_s=0.5) as srv:
+            cs = await seated(srv.port, ["ann", "bob"], "score")
+            by_seat = {c.seat: c for c in cs}
+            t = srv.tables[cs[0].table]
+            y = t.game.current_seat
+            k = t.seq
+            for _ in range(200):  # the clock answers Y's decision of event k
+                if t.decision_seq > k:
+                    break
+                await asyncio.sleep(0.02)
+            assert t.decision_seq > k and (y, "TIMEOUT") in t.game.history
+            while t.game.current_seat != y:  # the other seat acts at once, until Y decides again
+                other = t.game.current_seat
+                await by_seat[other].act(eager(t.game.legal_actions()), t.seq)
+                seq = t.seq
+                for _ in range(200):
+                    if t.seq > seq:
+                        break
+                    await asyncio.sleep(0.01)
+            cy = by_seat[y]
+            action = t.game.legal_actions()[0]
+            before, seq = t.game.to_json(), t.seq
+            await cy.act(action, k)
+            m = await cy.expect("illegal", code="STALE")
+            assert m["action"] == action and str(k) in m["message"]
+            assert (t.game.to_json(), t.seq) == (before, seq)
+            await cy.act(action, seq + 5)
+            m = await cy.expect("error", code="bad_field")
+            assert "ahead" in m["message"]
+            assert (t.game.to_json(), t.seq) == (before, seq)
+            await cy.act(action, seq)
+            for _ in range(200):
+                if t.seq > seq:
+                    break
+                await asyncio.sleep(0.01)
+            assert t.seq > seq and t.decision_seq == seq + 1
+    run(main())

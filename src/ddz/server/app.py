@@ -286,7 +286,7 @@ class Server:
         elif kind in ("act", "resume", "leave"):
             t, seat = self._seat_for(sess, msg)
             if kind == "act":
-                reply = t.act(seat, msg["action"])
+                reply = t.act(seat, msg["action"], msg.get("seq"))
                 if reply is not None:
                     sess.send(reply)
             elif kind == "resume":

@@ -24,7 +24,7 @@ CLIENT_TYPES: Dict[str, Dict[str, Any]] = {
     "balances": {},
     "join": {"room": (str, True), "bots": (bool, False)},
     "leave_queue": {},
-    "act": {"table": (str, True), "seat_token": (str, True), "action": (str, True)},
+    "act": {"table": (str, True), "seat_token": (str, True), "action": (str, True), "seq": (int, False)},
     "resume": {"table": (str, True), "seat_token": (str, True), "since": (int, False)},
     "leave": {"table": (str, True), "seat_token": (str, True)},
     "spectate": {"table": (str, True)},

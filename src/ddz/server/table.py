@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
 from .. import Game, IllegalAction, Room, Rules, settle
 from ..bots import RuleBot
+from .protocol import ProtocolError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Server, Session
@@ -141,6 +142,7 @@ class Table:
         self.absent: Set[int] = set()           # human seats whose connection is gone (a bot plays)
         self.escaped: Set[int] = set()
         self.seq = 0
+        self.decision_seq = 0                   # the event that opened the decision now open (see act)
         self._hist_at: List[int] = []           # the history length after each of the last SINCE_WINDOW events
         self._sent: Dict[Tuple["Session", Optional[int]], _Sent] = {}  # (receiver, seat or None) -> its base
         self._pub: Optional[Dict[str, Any]] = None  # the public view pushed at the last event
@@ -170,6 +172,7 @@ class Table:
 
     # ---- starting ----
     def start(self) -> None:
+        self._moved()
         self._event()
 
     # ---- messages ----
@@ -288,6 +291,12 @@ class Table:
         self._pub = pub
 
     # ---- the flow of the hand ----
+    def _moved(self) -> None:
+        """The game moved on to a new decision (an action, the clock's default, a bot's move):
+        the event about to be pushed opens it. Events that leave the decision where it was (a
+        seat handed to a bot or given back, another seat's escape) do not call this."""
+        self.decision_seq = self.seq + 1
+
     def _event(self) -> None:
         """After every change: next sequence number, the clock or a bot for the next seat,
         observations to everyone; the settlement once the hand is over."""
@@ -339,6 +348,7 @@ class Table:
             self._timer = loop.call_at(due, self._on_clock)
             return
         self.game.timeout()  # §3.6: TIMEOUT(seat) and the default action
+        self._moved()
         self._event()
 
     def _bot_move(self, seq: int) -> None:
@@ -351,23 +361,34 @@ class Table:
         assert seat is not None
         bot = self._bots.get(seat) or RuleBot()
         g.apply(bot.act(g, seat), seat=seat)
+        self._moved()
         self._event()
 
-    def act(self, seat: int, action: str) -> Optional[Dict[str, Any]]:
+    def act(self, seat: int, action: str, seq: Optional[int] = None) -> Optional[Dict[str, Any]]:
         """A seat's action: None when applied, else the ``illegal`` reply (engine code and
-        message). A seat a bot is playing cannot act (its player left for good)."""
+        message). A seat a bot is playing cannot act (its player left for good). ``seq``: the
+        event of the view the action answers; an action that answers a decision closed since
+        (the clock's default, or a bot, answered it first) is refused with ``STALE`` instead of
+        being judged against a decision its player never saw."""
+        if seq is not None and seq > self.seq:
+            raise ProtocolError("bad_field", f"act: seq {seq} is ahead of the table (its latest event is {self.seq})")
         if self.ended or self.game.is_over:
             return {"type": "illegal", "table": self.id, "code": "HAND_OVER", "message": "the hand is over",
                     "action": action}
         if seat in self.escaped:
             return {"type": "illegal", "table": self.id, "code": "ESCAPED",
                     "message": f"seat {seat} left the hand; a bot plays it", "action": action}
+        if seq is not None and seq < self.decision_seq:
+            return {"type": "illegal", "table": self.id, "code": "STALE",
+                    "message": f"the action answers event {seq}, but the decision open now began at event "
+                               f"{self.decision_seq}: decide again on the latest view", "action": action}
         try:  # apply checks the action whole and changes nothing when it is illegal (no check() first)
             self.game.apply(action, seat=seat)
         except IllegalAction as err:
             code = err.code.name if err.code is not None else "ILLEGAL"
             return {"type": "illegal", "table": self.id, "code": code, "message": str(err),
                     "action": action}
+        self._moved()
         self._event()
         return None
 

@@ -235,7 +235,7 @@ function act(a) {
   $("illegal").textContent = "";
   if (a.startsWith("PLAY ")) st.selected = new Set();
   st.sentAt = st.obs.history.length;
-  send({ type: "act", table: st.table, seat_token: st.seatToken, action: a });
+  send({ type: "act", table: st.table, seat_token: st.seatToken, seq: st.lastSeq, action: a });
   render();
 }
 
