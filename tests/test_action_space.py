@@ -215,3 +215,44 @@ def test_token_errors_name_the_token():
                         ("PLAY 3s 3s", "twice"), ("GRAB", "GRAB")):
         with pytest.raises(ddz.MoveError, match=needle):
             rules.action_id(bad)
+
+
+def test_equal_option_sets_share_one_action_space_and_orders_stay_apart():
+    """Rules with equal options share one built index (csrc/ddz/actions.hpp
+    shared_action_index: a new Rules no longer generates the whole space again), while a
+    Rules given its own id order (a peer's, ``_set_action_order``) numbers its plays by that
+    order alone: it neither changes the other Rules' ids nor is changed by them; a
+    VectorEnv keeps the index it was built with."""
+    a = ddz.Rules.classic()
+    space = a.action_space_array().copy()
+    b = ddz.Rules.classic()
+    np.testing.assert_array_equal(b.action_space_array(), space)
+    c = ddz.Rules.classic()
+    c._set_action_order(space[::-1].copy())
+    assert c.move_from_id(0).encoded == int(space[-1]) and c.action_space_size == len(space)
+    assert a.move_from_id(0).encoded == int(space[0]) == ddz.Rules.classic().move_from_id(0).encoded
+    assert c.action_id(ddz.decode(int(space[5]), c)) == len(space) - 1 - 5
+    assert a.action_id(ddz.decode(int(space[5]), a)) == 5
+    env = ddz.VectorEnv(c, 4, seed=1)
+    rev = env.reset(seed=1).legal_ids.copy()
+    c._set_action_order(None)  # the env keeps the index it was built with
+    np.testing.assert_array_equal(c.action_space_array(), space)
+    plain = ddz.VectorEnv(c, 4, seed=1).reset(seed=1).legal_ids
+    n = len(space)
+    np.testing.assert_array_equal(np.where(plain == n, n, n - 1 - plain), rev)  # PASS stays at n
+    np.testing.assert_array_equal(env.reset(seed=1).legal_ids, rev)
+    with pytest.raises(RuntimeError, match="not a permutation"):
+        d = ddz.Rules.classic()
+        d._set_action_order(space[:-1].copy())
+        d.pass_id
+
+
+def test_more_option_sets_than_the_cache_keeps_are_rebuilt_the_same():
+    """Past the few option sets kept, an evicted space is built again, equal to the first."""
+    sets = [dict(single_kicker_rank_cap=cap, kicker_may_share_main_rank=share, four_with_two=fw)
+            for cap in (1, 2, 3, 4) for share in (False, True) for fw in (False, True)]  # 16, with the default: 17+
+    first = {}
+    for opts in sets + [dict(rocket_as_kickers=True), dict(kicker_pairs_distinct=False)]:
+        first[tuple(sorted(opts.items()))] = ddz.Rules.classic(**opts).action_space_array().copy()
+    for key, space in first.items():
+        np.testing.assert_array_equal(ddz.Rules.classic(**dict(key)).action_space_array(), space)

@@ -188,27 +188,23 @@ struct CardsObj {
 
 struct RulesObj {
   Rules r;
-  ActionIndex index;       // built on first use
+  std::shared_ptr<const ActionIndex> index;  // on first use: shared_action_index (shared by equal option sets)
   std::vector<Enc> order;  // a peer's id order (a permutation of the action space), or empty
   std::string spec;        // how the Python Rules rebuilds itself (JSON), for pickling its Moves
-  bool built = false;
   int decks() const { return r.two_decks ? 2 : 1; }
-  const std::vector<Enc>& plays() {
-    build();
-    return index.plays();
+  /// The action space's index, built (or found) on first use.
+  const ActionIndex& ix() {
+    if (!index) {
+      index = shared_action_index(r, order.empty() ? nullptr : order.data(), order.size());
+      if (!index)
+        throw std::logic_error("the action order set for these rules is not a permutation of their action space");
+    }
+    return *index;
   }
+  const std::vector<Enc>& plays() { return ix().plays(); }
   /// The id of PASS: one past the last play.
   int pass_id() { return int(plays().size()); }
-  int id_of(Enc e) {
-    build();
-    return index.id_of(e);
-  }
-  void build() {
-    if (built) return;
-    if (!index.build(r, order.empty() ? nullptr : order.data(), order.size()))
-      throw std::logic_error("the action order set for these rules is not a permutation of their action space");
-    built = true;
-  }
+  int id_of(Enc e) { return ix().id_of(e); }
 };
 using RulesPtr = std::shared_ptr<RulesObj>;
 

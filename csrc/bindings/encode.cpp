@@ -339,7 +339,7 @@ void register_encode(py::module_& m) {
           MoveBuffer& b = tl_buf;
           b.clear();
           legal_actions(R.r, P->s, b);
-          const ActionIndex& ix = R.index;
+          const ActionIndex& ix = R.ix();
           for (size_t i = 0; i < b.size; ++i) m[ix.id_of(b.data[i])] = 1;
         } else if (!legal.is_none()) {  // the ids of the decisions offered
           for_each_item(legal, "legal", [&](py::handle h, size_t) {
@@ -387,7 +387,7 @@ void register_encode(py::module_& m) {
             if (moves[j] && !valid_word(r, moves[j]))
               throw CardError("legal[" + std::to_string(j) + "] is not a valid rank-count word (0 is PASS)");
         }
-        rp->build();
+        const ActionIndex& ix = rp->ix();
         py::array_t<int8_t> pos(N);
         py::array_t<int8_t> x = out_x.is_none() ? py::array_t<int8_t>({N, py::ssize_t(kDzStateFarmer)})
                                                 : out_array<int8_t>(out_x, "out_x", {N, kDzStateFarmer});
@@ -431,7 +431,7 @@ void register_encode(py::module_& m) {
             const Enc e = moves[j];
             const Counts c = given ? e : (e == kPass ? 0 : enc_cards(e));
             dz_cards(c, acts.mutable_data() + j * kDzCards);
-            if (!given) ids.mutable_data()[j] = rp->index.id_of(e);
+            if (!given) ids.mutable_data()[j] = ix.id_of(e);
           }
         }
         py::dict d;

@@ -224,8 +224,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
               if (!a || a.ndim() != 1) throw py::value_error("the action order must be a 1-D array of encoded moves");
               R.order.assign(a.data(), a.data() + a.size());
             }
-            R.built = false;
-            R.index = ActionIndex();
+            R.index.reset();
           }, py::arg("order"),
           "Number the plays in this order (a permutation of the rule-ordered action space, checked when first "
           "used), or in the rule order with None: a peer's own action ids.");

@@ -159,8 +159,7 @@ PyObject* ps_legal_actions(PyObject* self, PyObject*) {
     b.clear();
     legal_actions(P->rules->r, P->s, b);
     RulesObj& R = *P->rules;
-    R.build();
-    const ActionIndex& ix = R.index;
+    const ActionIndex& ix = R.ix();
     PyObject* out = PyList_New(Py_ssize_t(b.size));
     if (!out) return nullptr;
     for (size_t i = 0; i < b.size; ++i) {

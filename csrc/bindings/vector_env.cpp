@@ -13,6 +13,7 @@ constexpr long long kMaxTables = 1LL << 22;
 
 struct VectorEnvObj {
   RulesPtr rules;
+  std::shared_ptr<const ActionIndex> index;  // env reads it: kept alive even if the rules' order is reset
   std::unique_ptr<VectorEnv> env;
   std::mutex busy;  // one call at a time: the GIL is released inside, so a second thread may call meanwhile
 };
@@ -120,10 +121,11 @@ void register_vector_env(py::module_& m) {
              const uint64_t s = u64_arg(seed, "seed");
              const int th = int(int_arg(threads, "threads", 1, kMaxThreads));
              DealPool pool = pool_arg(*rp, deals, landlords, bomb_limits, kitty);
-             rp->build();
+             const ActionIndex& ix = rp->ix();
              auto o = std::make_unique<VectorEnvObj>();
              o->rules = rp;
-             o->env = std::make_unique<VectorEnv>(rp->r, rp->index, decisions, N, s, th, std::move(pool));
+             o->index = rp->index;
+             o->env = std::make_unique<VectorEnv>(rp->r, ix, decisions, N, s, th, std::move(pool));
              return o;
            }),
            py::arg("rules"), py::arg("decisions"), py::arg("num_envs"), py::arg("seed"), py::arg("threads"),

@@ -2,6 +2,9 @@
 #include "actions.hpp"
 
 #include <algorithm>
+#include <array>
+#include <mutex>
+#include <utility>
 
 namespace ddz {
 
@@ -30,6 +33,49 @@ bool ActionIndex::build(const Rules& r, const Enc* order, size_t n) {
   }
   plays_ = std::move(plays);
   return true;
+}
+
+namespace {
+
+// Every field of Rules, so that two option sets share an index only if they are equal.
+using RulesKey = std::array<int, 13>;
+RulesKey key_of(const Rules& r) {
+  return {r.variant, r.two_decks, r.straight, r.trio_solo, r.four_two, r.trio_chain, r.joker_pairs,
+          r.share, r.pairs_distinct, r.rocket_kickers, r.trio_beside, r.cap, r.max_cards};
+}
+
+struct Cached {
+  RulesKey rules;
+  std::vector<Enc> order;
+  std::shared_ptr<const ActionIndex> index;
+};
+
+constexpr size_t kKept = 16;  // option sets kept (about 0.5-1 MB each); a program uses a few
+
+}  // namespace
+
+std::shared_ptr<const ActionIndex> shared_action_index(const Rules& r, const Enc* order, size_t n) {
+  static std::mutex mu;
+  static std::vector<Cached> kept;  // the most recently used first
+  const RulesKey k = key_of(r);
+  std::vector<Enc> ord(order, order + (order ? n : 0));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (kept[i].rules == k && kept[i].order == ord) {
+        std::rotate(kept.begin(), kept.begin() + std::ptrdiff_t(i), kept.begin() + std::ptrdiff_t(i) + 1);
+        return kept.front().index;
+      }
+    }
+  }
+  auto ix = std::make_shared<ActionIndex>();  // built outside the lock: other option sets need not wait
+  if (!ix->build(r, ord.empty() ? nullptr : ord.data(), ord.size())) return nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  for (const Cached& c : kept)  // another thread built the same one meanwhile: share that
+    if (c.rules == k && c.order == ord) return c.index;
+  kept.insert(kept.begin(), Cached{k, std::move(ord), std::move(ix)});
+  if (kept.size() > kKept) kept.pop_back();
+  return kept.front().index;
 }
 
 }  // namespace ddz

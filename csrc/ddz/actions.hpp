@@ -4,6 +4,7 @@
 // share it; no Python headers here.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core.hpp"
@@ -36,5 +37,11 @@ class ActionIndex {
   uint64_t mask_ = 0;
   int shift_ = 64;
 };
+
+/// The index of `r`'s action space (in `order` when given), shared by every caller that
+/// asks for the same option set and order: building one takes 5-50 ms (the whole space is
+/// generated and hashed), which a program making a Rules per game paid every time. The most
+/// recently used few are kept. Null if `order` is not a permutation of the space.
+std::shared_ptr<const ActionIndex> shared_action_index(const Rules& r, const Enc* order = nullptr, size_t n = 0);
 
 }  // namespace ddz
