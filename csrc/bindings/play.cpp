@@ -125,6 +125,23 @@ py::object top_obj(const PlayStateObj& P) {
   return py::make_tuple(m, int(P.s.owner));
 }
 
+// The end of the hand and its bombs, as the properties and _summary give them.
+py::object winner_seat_obj(const PlayStateObj& P) {
+  return P.s.over() ? py::object(py::int_(int(P.s.out))) : py::object(py::none());
+}
+
+py::object winner_side_obj(const PlayStateObj& P) {
+  if (!P.s.over()) return py::none();
+  return py::str(P.s.landlord_won() ? "landlord" : "farmers");
+}
+
+py::dict bombs_by_kind_obj(const PlayStateObj& P) {
+  py::dict d;
+  for (int k = 0; k < kNumKinds; ++k)
+    if (is_bomb_kind(k) && P.s.kind_plays[k]) d[py::cast(Kind(k))] = int(P.s.kind_plays[k]);
+  return d;
+}
+
 bool same_state(const PlayState& a, const PlayState& b) {
   if (a.n != b.n || a.landlord != b.landlord || a.seat != b.seat || a.owner != b.owner || a.passes != b.passes ||
       a.out != b.out || a.top != b.top || a.actions != b.actions || a.top_it.kind != b.top_it.kind ||
@@ -297,13 +314,8 @@ void register_play(py::module_& m) {
           }, py::arg("seat"))
       .def_property_readonly("top", &top_obj, "(Move, owner seat) of the play to beat, or None when leading")
       .def_property_readonly("passes", [](const PlayStateObj& P) { return int(P.s.passes); })
-      .def_property_readonly("winner_seat", [](const PlayStateObj& P) -> py::object {
-            return P.s.over() ? py::object(py::int_(int(P.s.out))) : py::object(py::none());
-          }, "the seat that went out, or None")
-      .def_property_readonly("winner_side", [](const PlayStateObj& P) -> py::object {
-            if (!P.s.over()) return py::none();
-            return py::str(P.s.landlord_won() ? "landlord" : "farmers");
-          }, "'landlord' or 'farmers' once the hand is over, else None")
+      .def_property_readonly("winner_seat", &winner_seat_obj, "the seat that went out, or None")
+      .def_property_readonly("winner_side", &winner_side_obj, "'landlord' or 'farmers' once the hand is over, else None")
       .def_property_readonly("spring", [](const PlayStateObj& P) { return P.s.spring(P.rules->r); })
       .def_property_readonly("anti_spring", [](const PlayStateObj& P) { return P.s.anti_spring(P.rules->r); })
       .def("bombs_played", [](const PlayStateObj& P, IntArg seat_h) {
@@ -313,23 +325,13 @@ void register_play(py::module_& m) {
       .def("_summary", [](const PlayStateObj& P) {
             const PlayState& S = P.s;
             const Rules& r = P.rules->r;
-            py::dict kinds;
-            for (int k = 0; k < kNumKinds; ++k)
-              if (is_bomb_kind(k) && S.kind_plays[k]) kinds[py::cast(Kind(k))] = int(S.kind_plays[k]);
             py::tuple missiles(S.n);
             for (int i = 0; i < S.n; ++i) missiles[size_t(i)] = int(S.missiles[i]);
-            const bool over = S.over();
-            return py::make_tuple(over ? py::object(py::str(S.landlord_won() ? "landlord" : "farmers")) : py::none(),
-                                  over ? py::object(py::int_(int(S.out))) : py::object(py::none()), S.spring(r),
-                                  S.anti_spring(r), kinds, missiles, int(S.bombs_total()));
+            return py::make_tuple(winner_side_obj(P), winner_seat_obj(P), S.spring(r), S.anti_spring(r),
+                                  bombs_by_kind_obj(P), missiles, int(S.bombs_total()));
           }, "(winner_side, winner_seat, spring, anti_spring, bombs_by_kind, missiles per seat, bombs_total) in "
              "one call: the fields of ddz.scoring.PlaySummary")
-      .def_property_readonly("bombs_by_kind", [](const PlayStateObj& P) {
-            py::dict d;
-            for (int k = 0; k < kNumKinds; ++k)
-              if (is_bomb_kind(k) && P.s.kind_plays[k]) d[py::cast(Kind(k))] = int(P.s.kind_plays[k]);
-            return d;
-          })
+      .def_property_readonly("bombs_by_kind", &bombs_by_kind_obj)
       .def_property_readonly("rockets", [](const PlayStateObj& P) {
             return int(P.s.kind_plays[ROCKET] + P.s.kind_plays[JOKER_BOMB]);
           }, "ROCKET plays (one deck) or JOKER_BOMB plays (two decks)")
