@@ -79,7 +79,8 @@ class DdzAECEnv(AECEnv):
         self.agent_selection = agent
         g = self._game()
         ps = g._ps  # in the play phase the play state's ids (Game.legal_action_ids, inlined)
-        self.infos[agent] = {"legal_action_ids": ps.legal_actions() if g._phase == "PLAY" else g.legal_action_ids()}
+        ids = ps.legal_actions() if ps is not None and g._phase == "PLAY" else g.legal_action_ids()
+        self.infos[agent] = {"legal_action_ids": ids}
 
     def observe(self, agent: str) -> Dict[str, np.ndarray]:
         g = self.game if self.game is not None else self._game()
