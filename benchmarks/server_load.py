@@ -364,6 +364,10 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
            "--rate", "1000", "--burst", "1000"]
     if a.gc_threshold is not None:
         cmd += ["--gc-threshold", str(a.gc_threshold)]
+    if a.gc_young is not None:
+        cmd += ["--gc-young", str(a.gc_young)]
+    if a.gc_full is not None:
+        cmd += ["--gc-full", str(a.gc_full)]
     if a.cpu is not None:
         cmd = ["taskset", "-c", str(a.cpu)] + cmd
     log = open(os.path.join(tmp, "server.log"), "w")
@@ -497,6 +501,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                     help="run the clients in this many processes (each its share of the tables)")
     ap.add_argument("--gc-threshold", type=int, default=None, dest="gc_threshold",
                     help="the server's --gc-threshold")
+    ap.add_argument("--gc-young", type=float, default=None, dest="gc_young", help="the server's --gc-young")
+    ap.add_argument("--gc-full", type=float, default=None, dest="gc_full", help="the server's --gc-full")
     ap.add_argument("--db", default=None, help="database URL (default: a new SQLite file)")
     ap.add_argument("--port", type=int, default=None)
     ap.add_argument("--seed", type=int, default=1)
