@@ -33,8 +33,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.add_argument("--gc-threshold", type=int, default=None, dest="gc_threshold",
                     help="the garbage collector's first threshold (Python's default 700): larger means "
                          "fewer, longer young collections and fewer objects promoted to the full ones")
-    sv.add_argument("--gc-young", type=float, default=1.0, dest="gc_young_s", metavar="SECONDS",
-                    help="collect the young generations this often (default 1; 0: by Python's thresholds "
+    sv.add_argument("--gc-young", type=float, default=0.25, dest="gc_young_s", metavar="SECONDS",
+                    help="collect the young generations this often (default 0.25; 0: by Python's thresholds "
                          "only); see docs/server.md")
     sv.add_argument("--gc-full", type=float, default=600.0, dest="gc_full_s", metavar="SECONDS",
                     help="run a full collection this often (default 600; 0: when Python's rule says)")

@@ -28,9 +28,17 @@ import asyncio
 import gc
 from typing import Optional, Tuple
 
-__all__ = ["GcPolicy"]
+__all__ = ["GcPolicy", "GcPolicyError", "GcPolicyTypeError"]
 
 _NEVER = 2 ** 31 - 1  # a threshold the count of middle-generation collections never passes
+
+
+class GcPolicyError(ValueError):
+    """A setting of ``GcPolicy`` out of its range."""
+
+
+class GcPolicyTypeError(GcPolicyError, TypeError):
+    """A setting of ``GcPolicy`` that is not a number."""
 
 
 class GcPolicy:
@@ -42,11 +50,17 @@ class GcPolicy:
     when a quarter more objects reached the oldest generation). ``threshold0``: the youngest
     generation's threshold (None: Python's 700)."""
 
-    def __init__(self, young_s: float = 1.0, full_s: float = 600.0, threshold0: Optional[int] = None) -> None:
-        if young_s < 0 or full_s < 0:
-            raise ValueError(f"the garbage collector's intervals must be ≥ 0 seconds, not {young_s!r}, {full_s!r}")
-        if threshold0 is not None and threshold0 < 1:
-            raise ValueError(f"the first threshold must be a positive number of objects, not {threshold0!r}")
+    def __init__(self, young_s: float = 0.25, full_s: float = 600.0, threshold0: Optional[int] = None) -> None:
+        for name, v in (("young_s", young_s), ("full_s", full_s)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise GcPolicyTypeError(f"{name} must be a number of seconds, not {type(v).__name__}")
+            if not v >= 0:
+                raise GcPolicyError(f"{name} must be ≥ 0 seconds, not {v!r}")
+        if threshold0 is not None:
+            if isinstance(threshold0, bool) or not isinstance(threshold0, int):
+                raise GcPolicyTypeError(f"threshold0 must be an int (objects), not {type(threshold0).__name__}")
+            if threshold0 < 1:
+                raise GcPolicyError(f"threshold0 must be a positive number of objects, not {threshold0}")
         self.young_s = young_s
         self.full_s = full_s
         self.threshold0 = threshold0
