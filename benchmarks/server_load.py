@@ -42,6 +42,8 @@ from typing import Any, Dict, List, Optional, Tuple
 import websockets
 
 from ddz.server.audit import check_messages, observations, replays
+from ddz.server.gc_policy import GcPolicy
+from ddz.server.health import GcPauses, LoopLag
 from ddz.server.protocol import SeatView
 from ddz.server.storage import LEDGERS, open_storage
 
@@ -263,10 +265,21 @@ async def run_clients(port: int, a: argparse.Namespace, index: int = 0, procs: i
             if i % procs == index:
                 players.append(Player(port, f"t{i}p{k}", room, a, st, r))
     hands = -(-a.hands // procs)  # counted at seat 0 (st.led), so that the shares add up to --hands
+    # this process's own stops: a latency is timed here, so a stop of this loop (its collector
+    # walking every player's objects, say) lengthens every latency in flight as a server's would
+    gc_pauses, loop_lag = GcPauses(), LoopLag()
+    gc_pauses.install()
+    loop_lag.start()
     t0 = time.perf_counter()
     # connect in waves so the server's accept queue is not flooded
     for i in range(0, len(players), 200):
         await asyncio.gather(*(p.connect() for p in players[i:i + 200]))
+    # the clients' collector as the server's (ddz.server.gc_policy): with Python's own schedule its full
+    # collections, walking 3,000 connections, stopped this loop for 0.2–0.5 s during the play, and
+    # every latency in flight then counted that stop (docs/server.md)
+    collector = GcPolicy() if a.client_gc == "policy" else None
+    if collector is not None:
+        collector.start()
     tasks = [asyncio.ensure_future(_run(p)) for p in players]
     t_play, wall_play, cpu_play = time.perf_counter(), time.time(), time.process_time()
     print(f"clients {index}: connected {len(players)} players in {t_play - t0:.1f} s", file=sys.stderr, flush=True)
@@ -291,13 +304,24 @@ async def run_clients(port: int, a: argparse.Namespace, index: int = 0, procs: i
     await asyncio.wait(tasks, timeout=10)
     for t in tasks:
         t.cancel()
+    gc_pauses.remove()
+    loop_lag.stop()
+    if collector is not None:
+        collector.stop()
     return {"latencies": st.latencies, "sent_wall": st.sent_wall, "actions": st.actions, "played": played, "hands": st.hands, "problems": st.problems,
+            "gc": gc_pauses.to_dict(), "loop_lag": loop_lag.to_dict(),
             "disconnects": st.disconnects, "escapes": st.escapes, "to_check": st.to_check,
             "connect_s": t_play - t0, "play": (wall_play, wall_end), "cpu_s": cpu_end - cpu_play}
 
 
 def _client_process(port: int, a: argparse.Namespace, index: int, procs: int) -> Dict[str, Any]:
     return asyncio.run(run_clients(port, a, index, procs))
+
+
+def _rss_mb(pid: int) -> float:
+    """A process's resident memory (MB), from /proc/PID/statm."""
+    with open(f"/proc/{pid}/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
 
 
 def _sched_seconds(pid: int) -> Tuple[float, float]:
@@ -315,11 +339,11 @@ def _status(port: int) -> Dict[str, Any]:
 
 async def _watch_server(port: int, pid: int, samples: List[Any]) -> None:
     """Every second: (wall time, the server's CPU seconds, its seconds waiting for a CPU, its
-    live tables, its /api/status)."""
+    live tables, its /api/status, its resident memory in MB)."""
     while True:
         try:
             status = await asyncio.to_thread(_status, port)
-            samples.append((time.time(), *_sched_seconds(pid), int(status["tables"]), status))
+            samples.append((time.time(), *_sched_seconds(pid), int(status["tables"]), status, _rss_mb(pid)))
         except (OSError, ValueError):
             pass
         await asyncio.sleep(1.0)
@@ -332,6 +356,14 @@ def _between(samples: List[Any], t0: float, t1: float, k: int) -> Optional[float
     if len(inside) < 2:
         return None
     return (inside[-1][k] - inside[0][k]) * (t1 - t0) / (inside[-1][0] - inside[0][0])
+
+
+def _rss(samples: List[Any], t0: float, t1: float) -> Dict[str, Any]:
+    inside = [x[5] for x in samples if t0 <= x[0] <= t1]
+    if not inside:
+        return {}
+    return {"play_start": round(inside[0], 1), "play_end": round(inside[-1], 1),
+            "max": round(max(x[5] for x in samples), 1)}
 
 
 def _cpus(spec: str) -> set:
@@ -364,6 +396,10 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
            "--rate", "1000", "--burst", "1000"]
     if a.gc_threshold is not None:
         cmd += ["--gc-threshold", str(a.gc_threshold)]
+    if a.gc_young is not None:
+        cmd += ["--gc-young", str(a.gc_young)]
+    if a.gc_full is not None:
+        cmd += ["--gc-full", str(a.gc_full)]
     if a.cpu is not None:
         cmd = ["taskset", "-c", str(a.cpu)] + cmd
     log = open(os.path.join(tmp, "server.log"), "w")
@@ -408,6 +444,10 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
     t0, t1 = max(p["play"][0] for p in parts), min(p["play"][1] for p in parts)
     elapsed = t1 - t0
     server_cpu, server_wait = _between(samples, t0, t1, 1), _between(samples, t0, t1, 2)
+    if a.timeline:  # every action's (send time, latency) and the server's samples, for a closer look
+        with open(a.timeline, "w") as f:
+            json.dump({"play": [t0, t1], "actions": list(zip(st.sent_wall, st.latencies)),
+                       "server": [x[:4] + (x[5],) for x in samples]}, f)
     db_audit = await audit_db(db, st)
     lat = sorted(st.latencies)
     q = (lambda f: round(1000 * lat[min(len(lat) - 1, int(f * len(lat)))], 2)) if lat else (lambda f: None)
@@ -439,8 +479,12 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
         # (connecting and matching included): what the tail of the latency is made of
         "server_gc": samples[-1][4].get("gc") if samples else None,
         "server_loop_lag": samples[-1][4].get("loop_lag") if samples else None,
+        # resident memory when the play started, when it ended, and at most (a leak grows it run after run)
+        "server_rss_mb": _rss(samples, t0, t1),
         "server_cpu_ms_per_action": round(1000 * server_cpu / played, 3) if server_cpu and played else None,
         "client_cpu_share": round(sum(p["cpu_s"] for p in parts) / elapsed, 2),
+        # the same for each client process: its stops lengthen the latencies it times
+        "client_gc": [p["gc"] for p in parts], "client_loop_lag": [p["loop_lag"] for p in parts],
         "disconnects": st.disconnects, "escapes": st.escapes, "seats_checked_for_leaks": st.checked,
         "problems": st.problems[:20], "problem_count": len(st.problems), "db": db_audit,
         "ok": not st.problems and db_audit["records_not_replaying"] == 0
@@ -497,6 +541,13 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                     help="run the clients in this many processes (each its share of the tables)")
     ap.add_argument("--gc-threshold", type=int, default=None, dest="gc_threshold",
                     help="the server's --gc-threshold")
+    ap.add_argument("--gc-young", type=float, default=None, dest="gc_young", help="the server's --gc-young")
+    ap.add_argument("--gc-full", type=float, default=None, dest="gc_full", help="the server's --gc-full")
+    ap.add_argument("--client-gc", choices=("policy", "python"), default="policy", dest="client_gc",
+                    help="the client processes' collector: the server's policy (default) or Python's own")
+    ap.add_argument("--timeline", default=None, metavar="FILE",
+                    help="write every action's send time and latency and the server's per-second samples "
+                         "(wall time, CPU s, wait s, tables, RSS MB) to FILE (JSON)")
     ap.add_argument("--db", default=None, help="database URL (default: a new SQLite file)")
     ap.add_argument("--port", type=int, default=None)
     ap.add_argument("--seed", type=int, default=1)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import logging
 import sys
 
@@ -34,12 +33,18 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.add_argument("--gc-threshold", type=int, default=None, dest="gc_threshold",
                     help="the garbage collector's first threshold (Python's default 700): larger means "
                          "fewer, longer young collections and fewer objects promoted to the full ones")
+    sv.add_argument("--gc-young", type=float, default=0.25, dest="gc_young_s", metavar="SECONDS",
+                    help="collect the young generations this often (default 0.25; 0: by Python's thresholds "
+                         "only); see docs/server.md")
+    sv.add_argument("--gc-full", type=float, default=600.0, dest="gc_full_s", metavar="SECONDS",
+                    help="run a full collection this often (default 600; 0: when Python's rule says)")
     sv.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         from .app import Server, ServerConfig
+        from .gc_policy import GcPolicy
     except ImportError as e:  # the optional extra is missing
         print(f"ddz serve: {e}; install the server extra: pip install 'ddz[server]'", file=sys.stderr)
         return 2
@@ -47,11 +52,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"ddz serve: --gc-threshold must be a positive number of objects, not {args.gc_threshold}",
               file=sys.stderr)
         return 2
+    if args.gc_young_s < 0 or args.gc_full_s < 0:
+        print("ddz serve: --gc-young and --gc-full are seconds ≥ 0", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     cfg = ServerConfig(db=args.db, grace_s=args.grace_s, move_timeout_s=args.move_timeout_s,
                        starting_coins=args.starting_coins, bot_delay_s=args.bot_delay_s, bot_tables=args.bot_tables,
                        rate=args.rate, burst=args.burst, cluster=args.cluster, public_url=args.public_url, match_interval_s=args.match_interval_s)
 
+    collector = GcPolicy(args.gc_young_s, args.gc_full_s, args.gc_threshold)
     try:
         srv = Server(cfg)
     except ValueError as e:  # a database URL it cannot use
@@ -60,16 +69,12 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         await srv.start(args.host, args.port)
-        # what is loaded by now (modules, rooms, the engine's tables) lives as long as the process:
-        # out of the garbage collector's sight, so that no full collection walks it again
-        gc.collect()
-        gc.freeze()
-        if args.gc_threshold is not None:
-            gc.set_threshold(args.gc_threshold, *gc.get_threshold()[1:])
+        collector.start()
         print(f"ddz serve: http://{args.host}:{srv.port}/ (WebSocket /ws), database {srv.storage.url}", flush=True)
         try:
             await asyncio.Event().wait()
         finally:
+            collector.stop()
             await srv.stop()
 
     try:

@@ -26,7 +26,7 @@ class GcPauses:
         self.total_s = [0.0, 0.0, 0.0]
         self.cpu_s = [0.0, 0.0, 0.0]
         self.max_s = [0.0, 0.0, 0.0]
-        self.full: List[Any] = []  # (wall time, seconds) of the last full collections
+        self.full: List[Any] = []  # (wall time, seconds, objects freed) of the last full collections
         self._t0 = self._c0 = 0.0
 
     def _callback(self, phase: str, info: Dict[str, Any]) -> None:
@@ -41,7 +41,7 @@ class GcPauses:
         if d > self.max_s[gen]:
             self.max_s[gen] = d
         if gen == 2:
-            self.full = self.full[-19:] + [(round(time.time(), 2), round(d, 4))]
+            self.full = self.full[-19:] + [(round(time.time(), 2), round(d, 4), info["collected"])]
 
     def install(self) -> None:
         if self._callback not in gc.callbacks:

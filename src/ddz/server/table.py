@@ -271,8 +271,17 @@ class Table:
         if len(self._hist_at) > SINCE_WINDOW:
             del self._hist_at[0]
         prev = self._pub
-        changed = {k: v for k, v in pub.items()
-                   if k != "history" and (prev is None or prev[k] != v)}  # the public fields this event changed
+        changed = {}  # the public fields this event changed
+        for k, v in pub.items():
+            if k == "history":
+                continue
+            if prev is not None and prev[k] == v:
+                # the value kept is the one kept since it last changed: the fresh copy is freed now,
+                # not kept to the next event (most fields do not change: a table then keeps no new
+                # object for the garbage collector to walk)
+                pub[k] = prev[k]
+            else:
+                changed[k] = v
         last = self.seq - 1
         for s, sess in enumerate(self.sessions):
             if sess is not None:
