@@ -125,7 +125,7 @@ def playstate_loop_rate(hands: int = 1000, seed: int = 2026, repeat: int = 3) ->
 def openspiel_play_rate(hands: int = 1000, seed: int = 2026, repeat: int = 3) -> float:
     """Actions per second of OpenSpiel's play phase from a 20-card landlord lead (the same deals)."""
     _pyspiel()
-    from ddz import peers as P
+    from ddz.peers import adapters as P
 
     decks = _lead_hands(hands, seed)
     starts = [P.OPENSPIEL._deal(P.canon(d[:20]), P.canon(d[20:37]), P.canon(d[37:])) for d in decks]
@@ -206,7 +206,7 @@ def clone_apply_rate(after: int = 40, hands: int = 300, seed: int = 2026, repeat
 
 def openspiel_clone_apply_rate(after: int = 40, hands: int = 300, seed: int = 2026, repeat: int = 3) -> float:
     _pyspiel()
-    from ddz import peers as P
+    from ddz.peers import adapters as P
 
     rng = random.Random(seed)
     states = []

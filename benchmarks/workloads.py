@@ -160,7 +160,7 @@ def _run_simulate(w: Workload, repeat: int) -> Tuple[float, float, str]:
 
 def _run_openspiel(w: Workload, repeat: int) -> Tuple[float, float, str]:
     """OpenSpiel's state.legal_actions() on states dealt, bid and played to the lead."""
-    from ddz import peers as P
+    from ddz.peers import adapters as P
 
     if not P.OPENSPIEL.available():
         raise RuntimeError("open_spiel is not installed")

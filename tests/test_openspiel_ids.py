@@ -13,7 +13,7 @@ import random
 import pytest
 
 import ddz
-from ddz import peers as P
+from ddz.peers import adapters as P
 from ddz.openspiel_ids import OPENSPIEL_NUM_ACTIONS, OPENSPIEL_PASS, from_openspiel_id, openspiel_id
 
 R = ddz.Rules.classic_openspiel()

@@ -33,7 +33,7 @@ import time
 
 import pytest
 
-from ddz import peers as P
+from ddz.peers import adapters as P
 
 SEED = int(os.environ.get("DDZ_PEERS_SEED", "20240611"))
 SCALE = float(os.environ.get("DDZ_PEERS_SCALE", "1.0"))

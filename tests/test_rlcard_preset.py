@@ -12,7 +12,7 @@ import random
 import pytest
 
 import ddz
-from ddz import peers as P
+from ddz.peers import adapters as P
 
 N_HANDS = 1200
 

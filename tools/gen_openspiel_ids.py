@@ -18,7 +18,7 @@ import zlib
 import numpy as np
 
 import ddz
-from ddz import peers as P
+from ddz.peers import adapters as P
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "src", "ddz", "_openspiel_ids.py")
 KINDS = {(1, 1): "TRIO_SOLO", (1, 2): "TRIO_PAIR"}

@@ -24,19 +24,30 @@ from ._core import (
     legal_moves_batch,
     set_dispatch_level,
 )
-from ._rules import VARIANTS, Rules
-from ._sim import MAX_THREADS, SimulationResult, simulate
-from .errors import (ArgumentError, ArgumentTypeError, CardTypeError, DdzError, IllegalActionTypeError, IllegalCode,
-                     MoveTypeError, RecordError, RecordTypeError)
-from .cards import card_id, card_name
-from .game import Game, GameResult, kitty_factor
+from .core.rules import VARIANTS, Rules
+from .core.errors import (ArgumentError, ArgumentTypeError, CardTypeError, DdzError, IllegalActionTypeError,
+                          IllegalCode, MoveTypeError, RecordError, RecordTypeError)
+from .core.cards import card_id, card_name
+from .core import action_space, variants
+from .hand.game import Game
+from .hand.scoring import GameResult, kitty_factor
+from .hand.table import TablePolicy as _TablePolicy
 from .rooms import ROOMS, Room, Settlement, settle
-from .matchmaking import MATCH_TIERS, Matchmaker
-from .solver import Solution, SolveError, SolveTypeError, solve
-from .sample import SampleError, SampleTypeError, sample_deals
-from .evaluate import EvaluationResult, evaluate
-from .vector_env import VectorEnv
-from . import action_space, bots, encode, variants
+from .rooms import MATCH_TIERS, Matchmaker
+from .search.simulate import MAX_THREADS, SimulationResult, simulate
+from .search.solver import Solution, SolveError, SolveTypeError, solve
+from .search.sample import SampleError, SampleTypeError, sample_deals
+from .search.evaluate import EvaluationResult, evaluate
+from .search import bots
+from .learn.vector_env import VectorEnv
+from .learn import encode
+from . import _compat
+
+# The composition root: the hand layer's table policy plays a seat given no bot with the
+# search layer's RuleBot (the hand never imports the layers above it).
+_TablePolicy.default_bot = bots.RuleBot
+# the module paths of earlier versions (ddz.game, ddz.bots, ddz.envs, ...) keep working
+_compat.install()
 
 from ._version import __version__
 

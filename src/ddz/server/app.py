@@ -23,7 +23,8 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from .. import MATCH_TIERS, ROOMS, Matchmaker, Room
+from ..rooms.matchmaking import MATCH_TIERS, Matchmaker
+from ..rooms.room import ROOMS, Room
 from .health import GcPauses, LoopLag
 from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse
 from .storage import Storage, StorageError, open_storage

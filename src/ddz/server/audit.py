@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from .. import Game
-from ..cards import card_name, deck_ids
-from ..record import read_game
+from ..hand.game import Game
+from ..core.cards import card_name, deck_ids
+from ..hand.record import read_game
 from .protocol import ProtocolError, apply_update
 
 __all__ = ["observations", "check_messages", "replays"]

@@ -24,7 +24,7 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any, Dict, List, Set, Tuple
 
-from .. import MATCH_TIERS, Matchmaker
+from ..rooms.matchmaking import MATCH_TIERS, Matchmaker
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Server

@@ -21,8 +21,11 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
-from .. import Game, IllegalAction, Room, Rules, settle
-from ..bots import RuleBot
+from ..hand.game import Game
+from .._core import IllegalAction
+from ..rooms.room import Room, settle
+from ..core.rules import Rules
+from ..search.bots import RuleBot
 from .protocol import ProtocolError
 
 if TYPE_CHECKING:  # pragma: no cover

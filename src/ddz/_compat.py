@@ -1,0 +1,91 @@
+"""The module paths ddz had before its layers were subpackages, kept for users and pickles.
+
+``import ddz.game``, ``from ddz.bots import RuleBot``, ``ddz.envs``, and the names a pickle
+made by an earlier version stores (``ddz.game._game_from_pickle``, ``ddz.bots.RuleBot``,
+``ddz._rules.Rules``, ...) resolve to the module that holds the code now: the very same
+module object, so classes and functions are identical under either name. An old path whose
+module is already loaded is entered in ``sys.modules`` at once; the others (``ddz.envs``,
+``ddz.bench_peers``, ...) are imported on first use by a finder, so ``import ddz`` loads
+nothing more than before. A name the facade binds keeps its value: ``ddz.evaluate`` is the
+function, ``import ddz.evaluate`` (or ``from ddz.evaluate import ...``) the module. New code imports the new paths (docs/architecture.md).
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from types import ModuleType
+from typing import Dict, Optional, Sequence
+
+__all__ = ["OLD_PATHS", "install"]
+
+# old module path -> the module that holds its code now
+OLD_PATHS: Dict[str, str] = {
+    "ddz.cards": "ddz.core.cards", "ddz.errors": "ddz.core.errors", "ddz.variants": "ddz.core.variants",
+    "ddz._rules": "ddz.core.rules", "ddz.action_space": "ddz.core.action_space",
+    "ddz._rlcard_order": "ddz.core.rlcard_order",
+    "ddz.game": "ddz.hand.game", "ddz._auction_classic": "ddz.hand.auction_classic",
+    "ddz._auction_twop": "ddz.hand.auction_twop", "ddz._auction_bengbu": "ddz.hand.auction_bengbu",
+    "ddz.scoring": "ddz.hand.scoring", "ddz.table": "ddz.hand.table", "ddz.record": "ddz.hand.record",
+    "ddz.matchmaking": "ddz.rooms.matchmaking",
+    "ddz.solver": "ddz.search.solver", "ddz.sample": "ddz.search.sample", "ddz.bots": "ddz.search.bots",
+    "ddz._search_bot": "ddz.search.search_bot", "ddz._sim": "ddz.search.simulate",
+    "ddz.evaluate": "ddz.search.evaluate", "ddz._ray": "ddz.search.ray_backend",
+    "ddz.encode": "ddz.learn.encode", "ddz.vector_env": "ddz.learn.vector_env", "ddz.envs": "ddz.learn.envs",
+    "ddz.bench_peers": "ddz.peers.bench", "ddz.openspiel_ids": "ddz.peers.openspiel_ids",
+    "ddz._openspiel_ids": "ddz.peers.openspiel_table",
+    "ddz._cli_play": "ddz.cli.play", "ddz._cli_solve": "ddz.cli.solve",
+}
+
+
+def _target(fullname: str) -> Optional[str]:
+    """The new path of an old one, or of a module inside an old package (``ddz.envs.aec_env``)."""
+    if fullname in OLD_PATHS:
+        return OLD_PATHS[fullname]
+    head, _, tail = fullname.rpartition(".")
+    while head:
+        if head in OLD_PATHS:
+            return OLD_PATHS[head] + fullname[len(head):]
+        head, _, more = head.rpartition(".")
+    return None
+
+
+class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds an old path and loads it as the module at its new path (the same object)."""
+
+    def find_spec(self, fullname: str, path: Optional[Sequence[str]] = None,
+                  target: Optional[ModuleType] = None) -> Optional[importlib.machinery.ModuleSpec]:
+        new = _target(fullname)
+        if new is None:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=False)
+
+    def __init__(self) -> None:
+        self._specs: Dict[str, Optional[importlib.machinery.ModuleSpec]] = {}
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        module = importlib.import_module(_target(spec.name))  # type: ignore[arg-type]
+        self._specs[spec.name] = module.__spec__
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        """The module ran under its own name already; the import system has just set its
+        ``__spec__`` to the old path's, so its own is put back."""
+        for name, spec in list(self._specs.items()):
+            if getattr(module, "__spec__", None) is not None and module.__spec__.name == name:
+                module.__spec__ = self._specs.pop(name)
+
+
+def install() -> None:
+    """Enters the loaded modules' old paths and puts the finder first (once)."""
+    package = sys.modules["ddz"]
+    for old, new in OLD_PATHS.items():
+        if new in sys.modules:
+            module = sys.modules.setdefault(old, sys.modules[new])
+            # as a loaded submodule is an attribute of its package (ddz.game); a name the
+            # facade already binds keeps its value (ddz.evaluate is the function)
+            if not hasattr(package, old[4:]):
+                setattr(package, old[4:], module)
+    if not any(isinstance(f, _Alias) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Alias())

@@ -1,0 +1,289 @@
+"""``ddz play``: one seat of a hand against bots, in a terminal or through a pipe.
+
+What the screen shows, and why: the player's hand grouped by rank (second copies of a
+two-deck card marked), every seat's action as it happens, a "you lead" or "to beat" line,
+a marker when a trick closes, the multiplier as its factors (``×2 rob · ×2 bomb = ×4``),
+a tracker of the cards still out by rank, BENGBU4 bomb limits, and each decision explained
+when it is offered. A seat whose only legal action is PASS passes by itself (unless
+``--no-auto-pass``). Ctrl-C and the end of input end the hand cleanly and still write the
+record when ``--record`` was given.
+"""
+from __future__ import annotations
+
+import argparse
+from collections import Counter, OrderedDict
+from typing import Any, Dict, List, Optional, TextIO
+
+from rich.console import Console
+from rich.table import Table
+
+from ..search.bots import RandomBot, RuleBot
+from ..core.cards import RANKS, card_id, card_rank
+from ..hand.game import Game
+from ..core.rules import Rules
+from ..core.variants import VARIANT
+
+__all__ = ["VARIANTS", "rules_of", "show_cards", "play_markup", "format_factors", "print_result", "run_play",
+           "DECISION_HELP"]
+
+# One set of variant names for every subcommand: the canonical names and their aliases.
+VARIANTS: Dict[str, str] = {alias: v.name for v in VARIANT.values() for alias in v.aliases}
+
+
+def rules_of(name: str) -> Rules:
+    """The default rules of a variant name or alias (an argparse type)."""
+    key = name.strip().lower()
+    if key not in VARIANTS:
+        raise argparse.ArgumentTypeError(f"unknown variant {name!r}: use one of {', '.join(VARIANTS)}")
+    return getattr(Rules, VARIANTS[key])()
+
+
+_SUIT_SYMBOL = {"s": "♠", "h": "♥", "c": "♣", "d": "♦"}
+
+DECISION_HELP: Dict[str, str] = {
+    "CALL": "bid to be the landlord",
+    "NO_CALL": "do not bid",
+    "ROB": "rob the landlord seat from the caller (doubles the stake)",
+    "NO_ROB": "let the caller keep it",
+    "SHOW": "play with your hand face up (doubles the stake)",
+    "NO_SHOW": "keep your hand hidden",
+    "SHOW_START": "show your hand from the deal on (×5), and bid first",
+    "NORMAL_START": "start normally, hand hidden",
+    "FANSHEN": "翻身: the farmer doubles the stake (×2)",
+    "NO_FANSHEN": "no counter-attack",
+    "YAPO": "压迫: the landlord doubles back (×4 in all)",
+    "NO_YAPO": "accept the ×2",
+    "BID1": "bid 1 point",
+    "BID2": "bid 2 points",
+    "BID3": "bid 3 points (the highest bid)",
+    "GRAB": "抢牌: take the landlord seat at 3 points at once, playing open",
+    "OPEN": "明打: play with your hand face up (a win pays ×3, a loss ×2)",
+    "CLOSED": "暗打: play hidden (×1)",
+    "PASS": "do not play to this trick",
+}
+
+
+# ---- cards on screen ------------------------------------------------------------------------
+
+def _card_markup(name: str) -> str:
+    second = name.endswith("'")
+    base = name.rstrip("'")
+    mark = "ʹ" if second else ""  # the second deck's copy
+    if base == "R":
+        return f"[bold red]R{mark}[/]"
+    if base == "B":
+        return f"[bold]B{mark}[/]"
+    sym = _SUIT_SYMBOL[base[1]]
+    return (f"[red]{sym}{mark}[/]" if base[1] in "hd" else f"{sym}{mark}")
+
+
+def show_cards(names: List[str], decks: int) -> str:
+    """Cards grouped by rank, suits as symbols, a second deck's copy marked: '3♠♥ J♠♥♠ʹ B R'."""
+    groups: "OrderedDict[str, List[str]]" = OrderedDict()
+    for n in sorted(names, key=lambda x: (card_rank(card_id(x, decks)), card_id(x, decks))):
+        groups.setdefault(RANKS[card_rank(card_id(n, decks))], []).append(n)
+    parts = []
+    for rank, cards in groups.items():
+        if rank in "BR":
+            parts.append(" ".join(_card_markup(c) for c in cards))
+        else:
+            parts.append(f"[bold]{rank}[/]" + "".join(_card_markup(c) for c in cards))
+    return " ".join(parts) if parts else "(none)"
+
+
+def play_markup(token: str, decks: int) -> str:
+    if token.startswith("PLAY "):
+        return "plays " + show_cards(token[5:].split(), decks)
+    return token.lower().replace("_", " ")
+
+
+def format_factors(variant: str, factors: Dict[str, Any], multiplier: int, phase: str = "") -> str:
+    """The multiplier as its factors: '×2 rob · ×2 bomb = ×4'; BENGBU4 shows the bid and the
+    open or closed play instead (its score is points, not a multiplier)."""
+    if variant == "bengbu":
+        base = factors.get("base")
+        if "escapee" in factors:
+            return f"escape by seat {factors['escapee']} · unit {factors.get('unit')}"
+        parts = [f"bid {base}" if base else "no bid yet"]
+        if factors.get("open"):
+            parts.append("open play (明打)")
+        elif phase not in ("BID", "OPEN_CHOICE"):  # closed only once the landlord has chosen
+            parts.append("closed play")
+        return " · ".join(parts)
+    names = {"rob": "rob", "show": "show", "kitty": "kitty", "bomb": "bomb", "spring": "spring",
+             "show_start": "show-start", "fanshen": "翻身/压迫"}
+    parts = [f"×{v} {names.get(k, k)}" for k, v in factors.items() if isinstance(v, int) and not isinstance(v, bool)
+             and v != 1 and k in names]
+    return (" · ".join(parts) + f" = ×{multiplier}") if parts else f"×{multiplier}"
+
+
+def print_result(con: Console, g: Game) -> None:
+    r = g.result
+    assert r is not None, "the hand is not over"
+    con.print(f"[bold]hand over[/]: {r.kind}" + (f", {r.winner_side} win" if r.winner_side else "")
+              + (f" (seat {r.winner_seat} went out)" if r.winner_seat is not None else ""))
+    if r.kind in ("normal", "escape"):
+        con.print(format_factors(g.rules.variant, r.factors, r.multiplier))
+    if r.spring or r.anti_spring:
+        con.print("spring!" if r.spring else "anti-spring!")
+    if r.special_holders:
+        con.print("at the deal: " + ", ".join(f"seat {s}: {' '.join(m)}" for s, m in r.special_holders.items()))
+    table = Table("seat", "role", "score")
+    for s, score in enumerate(r.scores):
+        table.add_row(str(s), "landlord" if s == r.landlord else "farmer" if r.landlord is not None else "-",
+                      str(score))
+    con.print(table)
+    con.print("scores: " + " ".join(str(x) for x in r.scores))
+
+
+# ---- the table ----------------------------------------------------------------------------
+
+def _role(g: Game, seat: int) -> str:
+    if g.landlord is None:
+        return ""
+    return " (landlord)" if seat == g.landlord else " (farmer)"
+
+
+def _cards_out(g: Game, seat: int) -> str:
+    """The cards no one has played yet that this seat does not hold, by rank ('out: 3×4 …')."""
+    decks = g.rules.decks
+    full = Counter({r: (4 * decks if i < 13 else decks) for i, r in enumerate(RANKS)})
+    seen = Counter(RANKS[card_rank(card_id(c, decks))] for c in g.observation(seat)["cards"])
+    for _, token in g.history:
+        if token.startswith("PLAY "):
+            seen.update(RANKS[card_rank(card_id(c, decks))] for c in token[5:].split())
+    left = [(r, full[r] - seen[r]) for r in RANKS if full[r] - seen[r] > 0]
+    return " ".join(f"{r}×{n}" if n > 1 else r for r, n in left) or "(none)"
+
+
+class _Screen:
+    """One person's view of a running hand, printed as it goes."""
+
+    def __init__(self, con: Console, g: Game, seat: int, auto_pass: bool) -> None:
+        self.con, self.g, self.seat, self.auto_pass = con, g, seat, auto_pass
+        self.shown = 0
+        self.last_phase: Optional[str] = None
+        self.was_following = False
+
+    def catch_up(self) -> None:
+        """Prints the actions since the last call, and a marker when a trick closed."""
+        g, decks = self.g, self.g.rules.decks
+        hist = g.history
+        for actor, token in hist[self.shown:]:
+            who = "system" if actor is None else ("you" if actor == self.seat else f"seat {actor}{_role(g, actor)}")
+            self.con.print(f"{who}: {play_markup(token, decks)}")
+        self.shown = len(hist)
+        ps = g.play_state
+        following = ps is not None and ps.top is not None
+        if ps is not None and self.was_following and not following and not ps.is_over:
+            self.con.print(f"[dim]── trick to seat {ps.current_seat} ──[/]")
+        self.was_following = following
+
+    def show_state(self) -> None:
+        g, seat, con = self.g, self.seat, self.con
+        obs = g.observation(seat)
+        decks = g.rules.decks
+        con.print(f"[dim]phase {obs['phase']} · cards left " +
+                  ", ".join(f"seat {s}: {n}" for s, n in enumerate(obs["cards_left"])) +
+                  f" · {format_factors(g.rules.variant, obs['factors'], obs['multiplier'], obs['phase'])}[/]")
+        ps = g.play_state
+        if ps is not None and g.rules.variant == "bengbu" and any(x is not None for x in ps.bomb_limits):
+            con.print("[dim]bomb limits: " + ", ".join(
+                f"seat {s}: {'no limit' if x is None else f'{ps.bombs_played(s)}/{x} used'}"
+                for s, x in enumerate(ps.bomb_limits)) + "[/]")
+        for s, cards in obs["shown"].items():
+            con.print(f"seat {s}{_role(g, s)} shows: {show_cards(cards, decks)}")
+        if obs["kitty"] is not None:
+            con.print(f"kitty: {show_cards(obs['kitty'], decks)}")
+        if obs["phase"] == "PLAY":
+            if obs["top"] is None:
+                con.print("[bold]you lead[/]: play any combination")
+            else:
+                con.print(f"to beat: [bold]{obs['top'][1]}[/] by seat {obs['top'][0]}")
+            con.print(f"[dim]out: {_cards_out(g, seat)}[/]")
+        if obs["phase"] == "PRE_DEAL":
+            con.print("the cards are dealt after both seats decide how to start")
+        else:
+            role = _role(g, seat).strip(" ()")
+            con.print(f"your hand (seat {seat}{', ' + role if role else ''}): {show_cards(obs['cards'], decks)}")
+
+    def read_action(self, stdin: TextIO) -> Optional[str]:
+        """Asks until the input is legal; returns None at the end of input."""
+        g, con = self.g, self.con
+        legal = g.legal_actions()
+        if self.auto_pass and legal == ["PASS"]:
+            con.print("[dim]you cannot beat it: pass[/]")
+            return g.apply("PASS", seat=self.seat)
+        if g.phase != "PLAY":
+            for i, t in enumerate(legal, 1):
+                con.print(f"  {i} = {t.lower()}: {DECISION_HELP.get(t, '')}")
+        while True:
+            if g.phase == "PLAY":
+                prompt = "your play (cards like 33344456, 'pass', '?' for the legal plays): "
+            else:
+                prompt = "choose " + " / ".join(f"{i + 1}" for i in range(len(legal))) + " (or the word): "
+            con.print(prompt, end="")
+            line = stdin.readline()
+            if not line:
+                return None
+            text = line.strip()
+            if not stdin.isatty():
+                con.print(text)
+            if text in ("?", "help"):
+                con.print("legal: " + ", ".join(t[5:] if t.startswith("PLAY ") else t.lower() for t in legal))
+                if g.phase != "PLAY":
+                    for t in legal:
+                        con.print(f"  {t.lower()}: {DECISION_HELP.get(t, '')}")
+                continue
+            if not text:
+                continue
+            token = text
+            if g.phase != "PLAY":
+                if text.isdigit() and 1 <= int(text) <= len(legal):
+                    token = legal[int(text) - 1]
+                elif text.replace(" ", "_").upper() in DECISION_HELP:
+                    token = text.replace(" ", "_").upper()
+            elif text.lower() in ("pass", "p"):
+                token = "PASS"
+            error = g.check(token, seat=self.seat)
+            if error is None:
+                return g.apply(token, seat=self.seat)
+            con.print(f"[yellow]not accepted: {error}[/]")
+
+
+def run_play(args: argparse.Namespace, stdin: TextIO, con: Console) -> int:
+    rules = args.variant
+    g = Game(rules, seed=args.seed)
+    if not 0 <= args.seat < g.num_players:
+        con.print(f"ddz play: --seat must be 0..{g.num_players - 1}")
+        return 2
+    for s in range(g.num_players):
+        if s != args.seat:
+            g.set_bot(s, RuleBot() if args.bot == "rules" else RandomBot(None if args.seed is None else args.seed + s))
+    con.print(f"[bold]ddz {rules.variant}[/] · you are seat {args.seat} · seed {g.seed} · bots: {args.bot}")
+    table = _Screen(con, g, args.seat, not args.no_auto_pass)
+    status = 0
+    try:
+        while not g.is_over:
+            g.step_bots()
+            table.catch_up()
+            if g.is_over:
+                break
+            if g.phase != table.last_phase or g.phase == "PLAY":
+                table.show_state()
+                table.last_phase = g.phase
+            if table.read_action(stdin) is None:
+                con.print("\n[yellow]end of input: the hand is abandoned[/]")
+                status = 1
+                break
+    except KeyboardInterrupt:
+        con.print("\n[yellow]interrupted: the hand is abandoned[/]")
+        status = 130
+    if g.is_over:
+        table.catch_up()
+        print_result(con, g)
+    if args.record:
+        with open(args.record, "w", encoding="utf-8") as f:
+            f.write(g.to_json())
+        con.print(f"record written to {args.record}" + ("" if g.is_over else " (the hand is unfinished)"))
+    return status

@@ -1,0 +1,714 @@
+"""A whole hand, from the shuffle to the score, for each variant (docs/rules.md §6–§9).
+
+``ddz.Game(rules, seed)`` deals real suited cards, runs the variant's bidding and doubling
+decisions, hands the play phase to the C++ ``PlayState``, scores the hand and keeps a record
+that replays it. Every phase answers one protocol: ``phase``, ``current_seat``,
+``legal_actions()``, ``apply(action)`` (an illegal action raises ``IllegalAction`` and
+changes nothing), ``is_over``, ``result``, ``observation(seat)``.
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+import random
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import _core
+from ..core import action_space
+from .._core import CardError, Cards, IllegalAction, Move, PlayState
+from ..core.rules import Rules
+from . import scoring
+from .scoring import GameResult, PlaySummary, kitty_factor
+from ..core.cards import RANKS, card_name, card_rank, deck_ids, ranks_of
+from .classes import game_class
+from .record import RECORD_FORMAT, RECORD_VERSION, read_game, view_record
+from .table import TablePolicy
+from ..core.variants import VARIANT
+from ..core.errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
+
+__all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_factor"]
+
+
+
+
+# a variant's auction table: phase -> token -> (handler(game, seat), the phases it may lead to)
+Transitions = Dict[str, Dict[str, Tuple[Callable[[Any, int], None], Tuple[str, ...]]]]
+
+
+def _is_play_form(action: Any) -> bool:
+    """An action shaped like a play or a pass (checked against the phase, not parsed)."""
+    if isinstance(action, (Move, list, tuple)):
+        return True
+    if isinstance(action, str):
+        t = action.strip().upper()
+        return t == "PASS" or t.startswith("PLAY") or (bool(t) and all(ch in RANKS or ch in "SHCD' ," for ch in t))
+    return False
+
+
+class Game(TablePolicy):
+    """One hand of ``rules.variant``. See the module docstring and README."""
+
+    def __new__(cls, rules: Rules, *args: Any, **kwargs: Any) -> "Game":
+        if cls is Game:
+            if not isinstance(rules, Rules):
+                raise ArgumentTypeError("Game(rules, ...) needs a ddz.Rules")
+            cls = game_class(rules.variant)
+        return object.__new__(cls)
+
+    def __init__(self, rules: Rules, seed: Optional[int] = None, *, hands: Optional[Sequence[str]] = None,
+                 kitty: Optional[str] = None, aside: Optional[str] = None, first_bidder: Optional[int] = None,
+                 first_to_decide: Optional[int] = None, base: int = 1, initial_multiplier: int = 1,
+                 _deals: Optional[List[Dict[str, Any]]] = None) -> None:
+        if not isinstance(rules, Rules):
+            raise ArgumentTypeError("Game(rules, ...) needs a ddz.Rules")
+        self._rules = rules
+        self._variant = rules.variant
+        self._n = rules.players
+        self._decks = rules.decks
+        self._pass_id = rules.pass_id
+        self._phase_ids = _phase_ids(type(self), self._pass_id)
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**63)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ArgumentTypeError(f"seed must be an int, not {type(seed).__name__}")
+        if not 0 <= seed < 2**64:
+            text = str(seed) if seed.bit_length() <= 128 else f"an integer of {seed.bit_length()} bits"
+            raise ArgumentError(f"seed must be in 0..2**64-1, not {text}")
+        for name, v in (("base", base), ("initial_multiplier", initial_multiplier)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ArgumentError(f"{name} must be a positive integer, not {shown(v)}")
+        for name, seat_arg in (("first_bidder", first_bidder), ("first_to_decide", first_to_decide)):
+            if seat_arg is not None and (isinstance(seat_arg, bool) or not isinstance(seat_arg, int)
+                                         or not 0 <= seat_arg < self._n):
+                raise ArgumentError(f"{name} must be a seat 0..{self._n - 1}, not {shown(seat_arg)}")
+        if self._variant != "classic" and (base != 1 or initial_multiplier != 1):
+            raise ArgumentError("base= and initial_multiplier= are CLASSIC3's room stakes (docs/rules.md §6); TWOP's "
+                                "initial multiplier is the option twop_initial_multiplier, BENGBU4's base is the bid")
+        if first_to_decide is not None and self._variant != "two_player":
+            raise ArgumentError("first_to_decide exists only in TWOP (the PRE_DEAL phase, docs/rules.md §7)")
+        self._seed = seed
+        self._base = base
+        self._imult = initial_multiplier
+        self._scripted: List[Dict[str, Any]] = [dict(d) for d in _deals] if _deals else []
+        if hands is not None:
+            if _deals:
+                raise ArgumentError("give hands or a recorded deal list, not both")
+            self._scripted = [self._injected_deal(hands, kitty, aside, first_bidder, first_to_decide)]
+        elif kitty is not None or aside is not None:
+            raise ArgumentError("kitty= and aside= need hands=")
+        self._first_bidder_override = first_bidder if hands is None else None
+        self._first_to_decide_override = first_to_decide if hands is None else None
+        self._deals: List[Dict[str, Any]] = []
+        self._history: List[Tuple[Optional[int], str]] = []
+        self._redeals = 0
+        self._result: Optional[GameResult] = None
+        self._bots: Dict[int, Any] = {}
+        self._clock = 0.0
+        self._start_deal()
+
+    # ---- dealing ----------------------------------------------------------------
+    def _deal_order(self, deal_index: int) -> Tuple[List[int], int, int]:
+        """Deal ``deal_index`` of this game (0, then one per re-deal) is game ``deal_index`` of
+        the seed's series in the one dealer that ``ddz.deal`` and ``ddz.simulate`` use: the
+        shuffled card ids, the first bidder (simulate's landlord) and TWOP's coin."""
+        return _core.deal_order(self._rules, self._seed, deal_index)
+
+    def _injected_deal(self, hands: Sequence[str], kitty: Optional[str], aside: Optional[str],
+                       first_bidder: Optional[int], first_to_decide: Optional[int]) -> Dict[str, Any]:
+        v = self._variant
+        order, first_seat, coin = self._deal_order(0)
+        if isinstance(hands, str) or len(hands) != self._n:
+            raise ArgumentError(f"hands must list {self._n} hands, one per seat")
+        pool: Dict[int, List[int]] = {}
+        for cid in deck_ids(self._decks):
+            pool.setdefault(card_rank(cid), []).append(cid)
+
+        def take(ranks: str, what: str) -> List[int]:
+            ids = []
+            for ch in str(Cards(ranks, decks=self._decks)):
+                rank = RANKS.index(ch)
+                if not pool[rank]:
+                    raise CardError(f"{what} needs one more '{ch}' than the deck has left")
+                ids.append(pool[rank].pop(0))
+            return ids
+
+        dealt = []
+        for i, h in enumerate(hands):
+            ids = take(h, f"hand of seat {i}")
+            if len(ids) != VARIANT[v].hand:
+                raise ArgumentError(f"seat {i} must be dealt {VARIANT[v].hand} cards, got {len(ids)}")
+            dealt.append(ids)
+        rest = sorted(c for ids in pool.values() for c in ids)
+        if kitty is not None:
+            kit = take(kitty, "the kitty")
+            if len(kit) != VARIANT[v].kitty:
+                raise ArgumentError(f"the kitty holds {VARIANT[v].kitty} cards, got {len(kit)}")
+        elif v == "two_player":  # three of the cards left, in the order the dealer shuffled them
+            left = set(rest)
+            kit = take(ranks_of([c for c in order if c in left][:VARIANT[v].kitty]), "the kitty")
+        else:
+            kit = rest
+        rest = sorted(c for ids in pool.values() for c in ids)
+        if v == "two_player":
+            if aside is not None:
+                aside_ids = take(aside, "the set-aside cards")
+                if len(aside_ids) != VARIANT[v].aside:
+                    raise ArgumentError(f"TWOP sets {VARIANT[v].aside} cards aside, got {len(aside_ids)}")
+            else:
+                aside_ids = rest
+        else:
+            if aside is not None:
+                raise ArgumentError("only TWOP sets cards aside")
+            aside_ids = []
+        return {"hands": dealt, "kitty": kit, "aside": aside_ids,
+                "first_bidder": first_bidder if first_bidder is not None else first_seat,
+                "first_to_decide": (first_to_decide if first_to_decide is not None else coin)
+                if v == "two_player" else None}
+
+    def _draw_deal(self) -> Tuple[Dict[str, Any], Any]:
+        """The next deal (as the record keeps it) and its ``PhysicalHands``."""
+        if self._scripted:
+            d = self._scripted.pop(0)
+            d = {"hands": [list(h) for h in d["hands"]], "kitty": list(d["kitty"]),
+                 "aside": list(d.get("aside") or []), "first_bidder": d["first_bidder"],
+                 "first_to_decide": d.get("first_to_decide")}
+            return d, _core.PhysicalHands(self._rules, d["hands"], d["kitty"], d["aside"])
+        # the core lays the shuffled deck out (_deal_order's cards, each part ascending)
+        hands, fb, coin = _core.PhysicalHands.deal(self._rules, self._seed, len(self._deals))
+        ftd = coin if self._variant == "two_player" else None
+        if not self._deals:  # overrides apply to the first deal only
+            if self._first_bidder_override is not None:
+                fb = self._first_bidder_override
+            if self._first_to_decide_override is not None:
+                ftd = self._first_to_decide_override
+        return {"hands": [hands.ids(s) for s in range(self._n)], "kitty": hands.kitty, "aside": hands.aside,
+                "first_bidder": fb, "first_to_decide": ftd}, hands
+
+    def _start_deal(self) -> None:
+        d, self._hands = self._draw_deal()
+        self._deals.append(d)
+        self._kitty_revealed = False
+        self._shown: set = set()
+        self._landlord: Optional[int] = None
+        self._ps: Optional[PlayState] = None
+        self._phase = ""
+        self._seat: Optional[int] = None
+        self._decisions: List[Tuple[int, str]] = []  # this deal's decisions, for the encoders
+        self._kitty_word: Optional[int] = None
+        self._factors_key: Optional[Tuple[Any, ...]] = None
+        self._factors_cache: Dict[str, Any] = {}
+        self._encoder_cache: Optional[Tuple[Any, ...]] = None  # ddz.encode's, keyed by the factors dict
+        self._begin_bidding(d)
+
+    def _redeal(self) -> None:
+        self._history.append((None, "REDEAL"))
+        self._redeals += 1
+        limit = self._rules.options["max_redeals"]
+        if limit and self._redeals >= limit:  # §7 max_redeals: the hand is void
+            self._finish(GameResult(kind="void", winner_side=None, landlord=None, winner_seat=None, multiplier=1,
+                                    factors={}, unit=0, scores=[0] * self._n))
+            return
+        self._start_deal()
+
+    def _take_kitty(self) -> None:
+        self._hands.take_kitty(self._ll)
+        self._kitty_revealed = True
+
+    # ---- protocol ---------------------------------------------------------------
+    @property
+    def rules(self) -> Rules:
+        return self._rules
+
+    @property
+    def seed(self) -> int:
+        return self._seed
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @property
+    def current_seat(self) -> Optional[int]:
+        if self._phase == "PLAY":
+            return self._play.current_seat
+        return self._seat
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase == "OVER"
+
+    @property
+    def result(self) -> Optional[GameResult]:
+        return self._result
+
+    @property
+    def landlord(self) -> Optional[int]:
+        return self._landlord
+
+    @property
+    def first_bidder(self) -> int:
+        return self._deals[-1]["first_bidder"]
+
+    @property
+    def redeals(self) -> int:
+        return self._redeals
+
+    @property
+    def deal_number(self) -> int:
+        return len(self._deals) - 1
+
+    @property
+    def history(self) -> List[Tuple[Optional[int], str]]:
+        return list(self._history)
+
+    @property
+    def play_state(self) -> Optional[PlayState]:
+        return self._ps
+
+    @property
+    def num_players(self) -> int:
+        return self._n
+
+    @property
+    def _play(self) -> PlayState:
+        """The play state, once the play phase has started."""
+        assert self._ps is not None, "the play phase has not started"
+        return self._ps
+
+    @property
+    def _ll(self) -> int:
+        """The landlord seat, once it is known."""
+        assert self._landlord is not None, "no landlord yet"
+        return self._landlord
+
+    def _acting(self) -> int:
+        seat = self.current_seat
+        assert seat is not None, "nobody is to act"
+        return seat
+
+    def hand(self, seat: int) -> Cards:
+        """A seat's cards by rank (server view; empty before the deal)."""
+        self._check_seat(seat)
+        return self._hands.cards(seat) if self._dealt() else Cards("", decks=self._decks)
+
+    def cards(self, seat: int) -> List[str]:
+        """A seat's physical cards (server view; empty before the deal)."""
+        self._check_seat(seat)
+        return self._hands.names(seat) if self._dealt() else []
+
+    @property
+    def kitty(self) -> Optional[Cards]:
+        """The kitty (server view); None before the deal (TWOP's PRE_DEAL)."""
+        return self._hands.kitty_cards if self._dealt() else None
+
+    @property
+    def bomb_limits(self) -> Optional[List[Optional[int]]]:
+        """BENGBU4: the bomb plays each seat may make (None = unlimited; docs/rules.md §8), known
+        once the bidding has ended; None before that and in the other variants. Public
+        information: it follows from the bid log."""
+        return None
+
+    @property
+    def multiplier(self) -> int:
+        return self._multiplier(self._factors_now())
+
+    @property
+    def factors(self) -> Dict[str, Any]:
+        return dict(self._factors_now())
+
+    def _summary(self) -> PlaySummary:
+        """The play so far, as scoring reads it (nothing before the play phase)."""
+        return PlaySummary.of(self._ps) if self._ps is not None else scoring.NO_PLAY
+
+    def _check_seat(self, seat: int) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self._n:
+            raise ArgumentError(f"no seat {shown(seat)}: seats are 0..{self._n - 1}")
+
+    def legal_actions(self) -> List[str]:
+        """The actions of the seat to act, as tokens: decisions (``"CALL"``, ``"BID2"``, …) in
+        the bidding phases, ``"PLAY <ranks>"`` and ``"PASS"`` in the play phase; ``[]`` once
+        the hand is over."""
+        phase = self._phase
+        if phase == "PLAY":
+            return self._ps.legal_tokens()  # type: ignore[union-attr]  # PLAY has a play state
+        if phase == "OVER":
+            return []
+        return list(self._decision_actions())
+
+    # ---- action ids (ddz.action_space: plays, PASS, then the decisions) ----------------
+    def legal_action_ids(self) -> List[int]:
+        """The ids of ``legal_actions()`` in the same order (``Rules.num_actions`` ids: plays
+        by ``Move.id``, PASS at ``rules.pass_id``, decision k at ``pass_id + 1 + k``)."""
+        phase = self._phase
+        if phase == "PLAY":
+            return self._ps.legal_actions()  # type: ignore[union-attr]  # PLAY has a play state
+        if self._FILTERS_OFFERS or phase == "OVER":
+            return action_space.legal_ids(self)
+        return list(self._phase_ids[phase])
+
+    def legal_action_mask(self) -> "np.ndarray":
+        """A numpy bool array of length ``rules.num_actions``, True at ``legal_action_ids()``."""
+        return action_space.legal_mask(self)
+
+    def check(self, action: Any, seat: Optional[int] = None) -> Optional[IllegalAction]:
+        """None when ``apply(action, seat)`` would succeed, otherwise the ``IllegalAction`` it
+        would raise (returned, not raised), whose ``.code`` (a ``ddz.IllegalCode``) says why:
+        ``HAND_OVER``, ``NOT_YOUR_TURN``, ``WRONG_PHASE`` (a play during the bidding or a
+        decision during the play), ``NOT_OFFERED`` (a decision of another phase), ``MALFORMED``,
+        ``NOT_HELD``, ``NOT_A_COMBINATION``, ``DOES_NOT_BEAT``, ``LEAD_PASS``, ``WRONG_READING``,
+        ``BOMB_LIMIT``. Changes nothing."""
+        try:
+            self._validate(action, seat)
+        except IllegalAction as e:
+            return e
+        return None
+
+    def can_apply(self, action: Any, seat: Optional[int] = None) -> bool:
+        """``check(action, seat) is None``."""
+        return self.check(action, seat) is None
+
+    def apply(self, action: Any, seat: Optional[int] = None) -> str:
+        """Applies an action of the seat to act and returns the token recorded for it: a token
+        (``"CALL"``, ``"PLAY 33"``, ``"PLAY 3s 3h"``, ``"PASS"``), a Move, a list of card ids, or
+        an action id (a Python int, see ``legal_action_ids``). With
+        ``seat`` (a server always passes it) an action by any other seat raises
+        ``IllegalAction`` with code ``NOT_YOUR_TURN``. An illegal action raises the
+        ``IllegalAction`` that ``check`` returns and changes nothing."""
+        if self._phase == "PLAY":  # the hot path: the core checks and plays real cards in one step
+            ps = self._ps
+            if seat is not None and seat != ps.current_seat:  # type: ignore[union-attr]  # PLAY has a play state
+                self._check_turn(seat)
+            if type(action) is not int or not 0 <= action <= self._pass_id:
+                if isinstance(action, (int, np.integer)):
+                    action = self._id_action(action)
+            try:  # a play's or PASS's id goes to the core as it is: it checks the reading the id names;
+                # the core appends (seat, token) to the history once the play is made
+                token = self._hands.play(ps, action, self._history)  # type: ignore[arg-type]
+            except IllegalAction as e:
+                raise self._play_error(action, e) from None
+            if ps.is_over:  # type: ignore[union-attr]
+                self._finish(self._score())
+            elif self._play_hook:
+                self._after_play_action(self._history[-1][0])  # type: ignore[arg-type]  # a play has a seat
+        else:
+            k = action - self._pass_id - 1 if type(action) is int else -1
+            acting = self._seat
+            if acting is not None and (seat is None or seat == acting) and 0 <= k < len(self._DECISIONS) \
+                    and self._DECISIONS[k] in self._decision_actions():  # an offered decision's id
+                token = self._DECISIONS[k]
+                self._decided(acting, token)
+            else:
+                token = self._apply(self._validate(action, seat))
+        self._clock = 0.0
+        return token
+
+    def _id_action(self, aid: Any) -> Any:
+        """What an action id stands for: in the play phase a play's or PASS's id stays an int
+        (the core plays it, checking the reading it names); any other id (a decision's, one out
+        of range, a bool) is resolved by ``action_space``, which raises its errors."""
+        if self._phase == "PLAY" and not isinstance(aid, bool) and 0 <= aid <= self._pass_id:
+            return int(aid)
+        return action_space.resolve(self, aid)
+
+    def _check_turn(self, seat: Any) -> None:
+        self._check_seat(seat)
+        acting = self._acting()
+        if seat != acting:
+            raise illegal(IllegalCode.NOT_YOUR_TURN, f"not seat {seat}'s turn: seat {acting} is to act")
+
+    def _play_error(self, action: Any, error: IllegalAction) -> IllegalAction:
+        """A decision token offered during the play reads as malformed cards to the core;
+        it is an action of the wrong phase."""
+        if isinstance(action, str) and action.strip().upper() in VARIANT[self._variant].decisions:
+            return illegal(IllegalCode.WRONG_PHASE, f"{shown(action, 40)} is a decision, but the hand is in "
+                                                    "its play phase: play cards or PASS")
+        return error
+
+    def _validate(self, action: Any, seat: Optional[int]) -> Any:
+        """Checks an action completely, raising its IllegalAction; returns what _apply needs
+        (card ids, None for PASS, or a decision token)."""
+        if self._phase == "OVER":
+            raise illegal(IllegalCode.HAND_OVER, "the hand is over: no action is legal")
+        acting = self._acting()
+        if seat is not None:
+            self._check_turn(seat)
+        if isinstance(action, (int, np.integer)):
+            action = self._id_action(action)
+        if self._phase == "PLAY":
+            why = self._hands.check_play(self._play, action)
+            if why is not None:
+                raise self._play_error(action, why)
+            return ("play", action)
+        if not isinstance(action, str):
+            if _is_play_form(action):
+                raise illegal(IllegalCode.WRONG_PHASE, f"a play during phase {self._phase}: legal actions are "
+                                                       f"{', '.join(self._decision_actions())}")
+            raise illegal(IllegalCode.MALFORMED, f"a decision is one of the tokens of docs/rules.md §1 (a str), "
+                                                 f"not {shown(action)}", type_error=True)
+        token = action.strip().upper()
+        legal = list(self._decision_actions())
+        if token not in legal:
+            what = shown(action.strip() or action, 40)
+            code = (IllegalCode.NOT_OFFERED if token in VARIANT[self._variant].decisions
+                    else IllegalCode.WRONG_PHASE if _is_play_form(action) else IllegalCode.MALFORMED)
+            raise illegal(code, f"{what} is not legal for seat {acting} in phase {self._phase}: "
+                                f"legal actions are {', '.join(legal)}")
+        return ("decide", token)
+
+    def _apply(self, prepared: Any) -> str:
+        what, arg = prepared
+        seat = self._acting()
+        if what == "play":
+            token = self._hands.play(self._play, arg)
+            self._played(seat, token)
+            return token
+        self._decided(seat, arg)
+        return arg
+
+    def _decided(self, seat: int, token: str) -> None:
+        """Records and applies a checked decision of the seat to act."""
+        self._history.append((seat, token))
+        self._decisions.append((seat, token))
+        self._decide(seat, token)
+
+    # ---- the play phase ------------------------------------------------------------
+    def _start_play(self, bomb_limits: Optional[List[Optional[int]]] = None) -> None:
+        self._ps = self._hands.start_play(self._ll, bomb_limits)
+        self._phase = "PLAY"
+        self._seat = None
+
+    def _played(self, seat: int, token: str) -> None:
+        """Records a play or pass the core has applied; ends the hand or runs the hook
+        (apply() inlines this on its hot path)."""
+        self._history.append((seat, token))
+        if self._play.is_over:
+            self._finish(self._score())
+        elif self._play_hook:
+            self._after_play_action(seat)
+
+    # whether the variant decides anything inside the play phase (TWOP 翻身/压迫)
+    _play_hook = False
+
+    def _after_play_action(self, seat: int) -> None:
+        """Hook for decisions inside the play phase (TWOP 翻身/压迫)."""
+
+    def _finish(self, result: GameResult) -> None:
+        self._result = result
+        self._phase = "OVER"
+        self._seat = None
+
+    # ---- observation --------------------------------------------------------------
+    def _visible_seats(self) -> set:
+        return set(self._shown)
+
+    def _dealt(self) -> bool:
+        """False while the cards are not dealt yet (TWOP's PRE_DEAL comes before the deal)."""
+        return True
+
+    def observation(self, seat: Optional[int]) -> Dict[str, Any]:
+        """What ``seat`` may see now, and nothing else (docs/rules.md §6, §2.2.2, §2.3.3).
+        ``seat=None`` is the public view (a spectator's): no own hand, no legal actions."""
+        if seat is not None:
+            self._check_seat(seat)
+        dealt = self._dealt()
+        names = lambda s: self._hands.names(s) if dealt else []  # noqa: E731
+        to_act = self.current_seat
+        return {
+            "seat": seat,
+            "phase": self._phase,
+            "current_seat": to_act,
+            "landlord": self._landlord,
+            "first_bidder": self.first_bidder if dealt else None,
+            "hand": str(self._hands.cards(seat)) if dealt and seat is not None else "",
+            "cards": names(seat) if seat is not None else [],
+            "shown": {s: names(s) for s in sorted(self._visible_seats()) if s != seat},
+            "kitty": [card_name(c, self._decks) for c in self._hands.kitty] if self._kitty_revealed else None,
+            "cards_left": [self._hands.count(s) if dealt else 0 for s in range(self._n)],
+            "history": [[s, t] for s, t in self._history],
+            "multiplier": self.multiplier,
+            "factors": dict(self._factors_now()),
+            "top": self._public_top(),
+            "bots": sorted(self._bots),
+            "legal_actions": self.legal_actions() if to_act == seat else [],
+        }
+
+    def _encoder_view(self) -> Tuple[Optional[int], set, int, List[Tuple[int, str]]]:
+        """What ``ddz.encode.compact`` reads of the Game besides the play state and the hands,
+        without building ``observation()``: the landlord, the face-up seats, the kitty's word
+        once revealed (else 0) and this deal's decisions."""
+        if not self._kitty_revealed:
+            kitty = 0
+        else:
+            if self._kitty_word is None:  # the kitty does not change once revealed
+                self._kitty_word = self._hands.kitty_cards.word
+            kitty = self._kitty_word
+        return self._landlord, self._visible_seats(), kitty, self._decisions
+
+    def _factors_now(self) -> Dict[str, Any]:
+        """``_current_factors()``, computed again only when something it reads may have
+        changed: a decision or a re-deal, the phase, a bomb-class play, the end of the hand
+        (within a phase the factors read nothing else). The dict is shared: do not change it."""
+        ps = self._ps
+        if ps is not None:
+            key = (self._redeals, len(self._decisions), self._phase, ps.bombs_total, ps.is_over)
+        else:
+            key = (self._redeals, len(self._decisions), self._phase, -1, False)
+        if self._factors_key != key:
+            self._factors_key = key
+            self._factors_cache = self._current_factors()
+        return self._factors_cache
+
+    def _public_top(self) -> Optional[List[Any]]:
+        """[owner, ranks] of the play to beat in PLAY, else None (public information)."""
+        if self._ps is None or self._phase not in ("PLAY", "FANSHEN", "YAPO") or self._play.top is None:
+            return None
+        move, owner = self._play.top
+        return [owner, str(move)]
+
+    # ---- record -------------------------------------------------------------------
+    def to_json(self) -> str:
+        """The ``ddz-game`` v1 record: rules, seed, every deal (all hands, the kitty and the
+        set-aside cards: hidden cards included), every action and the result; ``from_json``
+        replays it. It is the server's record: in the middle of a hand it reveals every hidden
+        card, so never send it to a player; send ``view_json(seat)`` instead."""
+        deals = [{"hands": [[card_name(c, self._decks) for c in h] for h in d["hands"]],
+                  "kitty": [card_name(c, self._decks) for c in d["kitty"]],
+                  "aside": [card_name(c, self._decks) for c in d["aside"]],
+                  "first_bidder": d["first_bidder"], "first_to_decide": d["first_to_decide"]} for d in self._deals]
+        return json.dumps({
+            "format": RECORD_FORMAT, "version": RECORD_VERSION,
+            "rules": {"variant": self._variant, "options": dict(self._rules.options)},
+            "seed": self._seed, "base": self._base, "initial_multiplier": self._imult,
+            "deals": deals, "actions": self._action_log(),
+            "result": self._result.to_dict() if self._result else None,
+        }, ensure_ascii=False, sort_keys=True)
+
+    def _action_log(self) -> List[Dict[str, Any]]:
+        """The record's actions: the history without the dealer's REDEAL entries."""
+        return [{"seat": seat, "action": token} for seat, token in self._history if seat is not None]
+
+    @classmethod
+    def from_json(cls, text: str) -> "Game":
+        """Rebuilds a game from its ``ddz-game`` record by replaying every action on the
+        recorded deals. The record is checked whole (structure, deals, every action, the
+        deals used, the stored result against the replayed one); a broken record raises
+        ``ddz.RecordError`` naming what is wrong (see ``ddz.record``)."""
+        return read_game(text)
+
+    def view_json(self, seat: Optional[int] = None) -> str:
+        """What ``seat`` has seen so far, as a ``ddz-view`` v1 record: its own dealt cards,
+        the public actions, its current observation and the result. ``seat=None`` gives a
+        spectator's view (public information only). Unlike ``to_json()`` it holds no card
+        hidden from that seat, so it is what a server may send to a player. Read it back
+        with ``ddz.record.read_view``; ``ddz replay`` prints it."""
+        return json.dumps(view_record(self, seat), ensure_ascii=False, sort_keys=True)
+
+    def clone(self) -> "Game":
+        """An independent copy of the game at this point: the play state is cloned (its
+        history is shared, not copied), the other state copied; bots are deep-copied so that a
+        clone's bots draw their own random numbers."""
+        new = object.__new__(type(self))
+        memo: Dict[int, Any] = {id(self._rules): self._rules}
+        for k, v in self.__dict__.items():
+            if k == "_ps":
+                new.__dict__[k] = v.clone() if v is not None else None
+            elif k == "_deals":  # deals are never changed once drawn
+                new.__dict__[k] = list(v)
+            elif k == "_phase_ids":  # a cache shared by every game of the variant and rules
+                new.__dict__[k] = v
+            elif k == "_encoder_cache":  # keyed by this game's factors dict, which the copy does not share
+                new.__dict__[k] = None
+            else:
+                new.__dict__[k] = copy.deepcopy(v, memo)
+        return new
+
+    def __copy__(self) -> "Game":
+        return self.clone()
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "Game":
+        return self.clone()
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        """Pickled as its record (replayed on load) plus the table state a record does not
+        hold: the bots and the time spent on the current decision."""
+        return (_game_from_pickle, (self.to_json(), dict(self._bots), self._clock))
+
+    def __repr__(self) -> str:
+        return (f"Game({self._variant}, phase={self._phase}, to act={self.current_seat}, "
+                f"landlord={self._landlord}, deal={self.deal_number})")
+
+    def _escape_result(self, seat: int) -> GameResult:
+        raise NotImplementedError
+
+    # ---- variant hooks --------------------------------------------------------------
+    def _begin_bidding(self, deal: Dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    # the variant's auction as data: phase -> token -> (handler, phases it may lead to)
+    _TRANSITIONS: "Transitions" = {}
+    # the variant's decision tokens in their stable order (their action ids follow it)
+    _DECISIONS: Tuple[str, ...] = ()
+    # whether _offered filters a phase's tokens (BENGBU4's bids); if not, a phase offers all of them
+    _FILTERS_OFFERS = False
+    # phase -> its tokens in table order (built from _TRANSITIONS by _set_auction)
+    _PHASE_TOKENS: Dict[str, Tuple[str, ...]] = {}
+
+    @classmethod
+    def _set_auction(cls, variant: str, transitions: "Transitions") -> None:
+        """Gives a variant's class its auction: the transition table, the variant's decision
+        tokens in their stable order (the table's) and each phase's tokens in table order."""
+        cls._TRANSITIONS = transitions
+        cls._DECISIONS = VARIANT[variant].decisions
+        cls._PHASE_TOKENS = {phase: tuple(table) for phase, table in transitions.items()}
+
+    def _offered(self, token: str) -> bool:
+        """Whether a token of the phase's table is offered now (BENGBU4 filters its bids)."""
+        return True
+
+    def _decision_actions(self) -> Sequence[str]:
+        """The tokens offered now (a tuple shared by every call where nothing filters them)."""
+        if self._FILTERS_OFFERS:
+            return [t for t in self._TRANSITIONS[self._phase] if self._offered(t)]
+        return self._PHASE_TOKENS[self._phase]
+
+    def _decide(self, seat: int, token: str) -> None:
+        handler, leads_to = self._TRANSITIONS[self._phase][token]
+        handler(self, seat)
+        assert self._phase in leads_to, f"{token} led to {self._phase}, not one of {leads_to}"
+
+    def _current_factors(self) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    def _multiplier(self, factors: Dict[str, Any]) -> int:
+        raise NotImplementedError
+
+    def _score(self) -> GameResult:
+        raise NotImplementedError
+
+
+def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:
+    g = Game.from_json(record)
+    g._bots = dict(bots)
+    g._clock = clock
+    return g
+
+
+# help(ddz.Game) and inspect show the real parameters, not those of the dispatching __new__.
+Game.__signature__ = inspect.signature(Game.__init__).replace(  # type: ignore[attr-defined]
+    parameters=list(inspect.signature(Game.__init__).parameters.values())[1:])
+
+_PHASE_IDS: Dict[Tuple[type, int], Dict[str, Tuple[int, ...]]] = {}
+
+
+def _phase_ids(cls: type, pass_id: int) -> Dict[str, Tuple[int, ...]]:
+    """phase -> the action ids of its tokens in table order (decision k is ``pass_id + 1 + k``),
+    for the variants whose phases offer all their tokens; one table per variant class and PASS id."""
+    ids = _PHASE_IDS.get((cls, pass_id))
+    if ids is None:
+        ids = _PHASE_IDS[(cls, pass_id)] = {
+            phase: tuple(pass_id + 1 + cls._DECISIONS.index(t) for t in tokens)  # type: ignore[attr-defined]
+            for phase, tokens in cls._PHASE_TOKENS.items()}  # type: ignore[attr-defined]
+    return ids

@@ -1,0 +1,152 @@
+"""Table policy around a hand (docs/rules.md §9, §4): the move timer and its default
+actions, bot seats, and escapes.
+
+These are decisions of the table a hand is played at, not rules of the hand: the hand's
+state machine (``ddz.Game``: deal, auction, play, score) only applies actions, and this
+mixin decides when a seat's time is up, which action a timeout or a bot takes, and what
+an escape does. ``Game`` inherits it, so the methods read ``g.elapsed(...)``,
+``g.set_bot(...)``, ``g.escape(...)``; they act only through the game's own
+``apply``, ``legal_actions`` and history.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+
+from ..core.cards import card_name, card_rank
+from ..core.errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
+
+if TYPE_CHECKING:
+    from .scoring import GameResult
+
+__all__ = ["TablePolicy"]
+
+# the non-escalating choice of each decision, in the order they are looked for (A8)
+_TIMEOUT_CHOICES = ("NO_CALL", "NO_ROB", "NO_SHOW", "NORMAL_START", "NO_FANSHEN", "NO_YAPO", "CLOSED", "PASS")
+
+
+class TablePolicy:
+    """The timer, bot seats and escapes of ``ddz.Game`` (see the module docstring)."""
+
+    _bots: Dict[int, Any]
+    _clock: float
+
+    # Makes the bot that takes a seat given no bot (``set_bot(seat)``) and that decides a
+    # timeout under ``timeout_policy="bot"`` for a seat without one. The bots live in the layer
+    # above the hand (``ddz.search``), so the hand never imports them: the package facade
+    # (``ddz/__init__.py``) injects ``ddz.search.bots.RuleBot`` here.
+    default_bot: Optional[Callable[[], Any]] = None
+
+    def _new_default_bot(self) -> Any:
+        if TablePolicy.default_bot is None:
+            raise ArgumentError("no default bot is set (TablePolicy.default_bot): pass a bot")
+        return TablePolicy.default_bot()
+
+    if TYPE_CHECKING:  # what the mixin uses of the game it is mixed into (ddz.Game)
+        from .._core import PhysicalHands
+        from ..core.rules import Rules
+
+        _rules: Rules
+        _variant: str
+        _decks: int
+        _hands: PhysicalHands
+        _history: List[Tuple[Optional[int], str]]
+        _result: Optional[GameResult]
+
+        @property
+        def is_over(self) -> bool: ...
+        @property
+        def current_seat(self) -> Optional[int]: ...
+        def legal_actions(self) -> List[str]: ...
+        def apply(self, action: Any, seat: Optional[int] = None) -> str: ...
+        def _acting(self) -> int: ...
+        def _check_seat(self, seat: int) -> None: ...
+        def _finish(self, result: GameResult) -> None: ...
+        def _escape_result(self, seat: int) -> GameResult: ...
+
+    @property
+    def move_timeout_s(self) -> float:
+        return self._rules.options["move_timeout_s"]
+
+    @property
+    def time_left(self) -> Optional[float]:
+        """Seconds left for the current decision (the caller reports time with elapsed())."""
+        return None if self.is_over else max(0.0, self.move_timeout_s - self._clock)
+
+    def elapsed(self, seconds: float) -> Optional[str]:
+        """Reports time spent on the current decision. When the decision's time
+        (``move_timeout_s``) runs out, applies ``timeout()`` and returns its token."""
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
+            raise ArgumentError(f"elapsed seconds must be a non-negative number, not {shown(seconds)}")
+        if self.is_over:
+            raise illegal(IllegalCode.HAND_OVER, "the hand is over: no decision is timed")
+        self._clock += seconds
+        if self._clock >= self.move_timeout_s:
+            return self.timeout()
+        return None
+
+    def timeout_action(self) -> str:
+        """The default action of §3.6 for the seat to act (A8): the non-escalating choice,
+        PASS, or the lowest single card when the seat must lead."""
+        if self.is_over:
+            raise illegal(IllegalCode.HAND_OVER, "the hand is over: no decision is timed")
+        if self._rules.options["timeout_policy"] == "bot":
+            seat = self._acting()
+            bot = self._bots.get(seat) or self._new_default_bot()
+            return bot.act(self, seat)
+        legal = self.legal_actions()
+        for token in _TIMEOUT_CHOICES:
+            if token in legal:
+                return token
+        lowest = min(self._hands.ids(self._acting()), key=lambda c: (card_rank(c), c))
+        return "PLAY " + card_name(lowest, self._decks)
+
+    def timeout(self) -> str:
+        """The seat to act ran out of time: records TIMEOUT(seat) and applies the default action."""
+        token = self.timeout_action()
+        self._note_timeout()
+        return self.apply(token)
+
+    def _note_timeout(self) -> None:
+        seat = self._acting()
+        self._history.append((seat, "TIMEOUT"))
+
+    @property
+    def bot_seats(self) -> List[int]:
+        return sorted(self._bots)
+
+    def set_bot(self, seat: int, bot: Any = None) -> None:
+        """Hands a seat to a bot (``ddz.bots.RuleBot()`` when ``bot`` is None) from now on;
+        ``step_bots()`` then plays it. ``clear_bot(seat)`` gives the seat back."""
+        self._check_seat(seat)
+        if bot is None:
+            bot = self._new_default_bot()
+        if not callable(getattr(bot, "act", None)):
+            raise ArgumentTypeError("a bot needs an act(game, seat) method")
+        self._bots[seat] = bot
+
+    def clear_bot(self, seat: int) -> None:
+        self._check_seat(seat)
+        self._bots.pop(seat, None)
+
+    def step_bots(self, limit: int = 10_000) -> List[str]:
+        """Lets bot seats act while one of them is to act; returns the tokens applied."""
+        done: List[str] = []
+        while not self.is_over and self.current_seat in self._bots and len(done) < limit:
+            done.append(self.apply(self._bots[self.current_seat].act(self, self.current_seat)))
+        return done
+
+    def escape(self, seat: int) -> Optional[GameResult]:
+        """A seat leaves the unfinished hand (docs/rules.md §9, decision A9). TWOP and BENGBU4: the hand
+        ends at once with the escape settlement (returned). CLASSIC3: a bot takes the seat
+        until the hand ends and the hand is settled normally (§3.6; returns None)."""
+        self._check_seat(seat)
+        if self.is_over:
+            raise illegal(IllegalCode.HAND_OVER, "the hand is over: nobody can escape it")
+        self._history.append((seat, "ESCAPE"))
+        self._clock = 0.0
+        if self._variant == "classic":
+            if seat not in self._bots:
+                self.set_bot(seat)
+            return None
+        self._finish(self._escape_result(seat))
+        return self._result

@@ -1,0 +1,10 @@
+"""Everything about the peer engines (DouZero, RLCard, OpenSpiel): the adapters that run them
+beside ddz and compare them (``ddz.peers.adapters``), OpenSpiel's own action ids
+(``ddz.peers.openspiel_ids``) and the side-by-side benchmarks (``ddz.peers.bench``). The id
+order of RLCard's action space is part of the rules, so it is core data
+(``ddz.core.rlcard_order``). See docs/architecture.md and docs/peers.md."""
+from .adapters import (DouZeroPeer, OpenSpielPeer, RLCardPeer, RLCardRuleBot, check_rule_rows,
+                       fixed_auction_action, universe_report)
+
+__all__ = ["DouZeroPeer", "OpenSpielPeer", "RLCardPeer", "RLCardRuleBot", "check_rule_rows",
+           "fixed_auction_action", "universe_report"]
