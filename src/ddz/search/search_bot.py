@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any, Dict, List, Optional, Tuple
 
 from .. import _core
-from .bots import Bot, RuleBot
+from .rule_bot import Bot, RuleBot
 from .sample import sample_deals
 from ..core.errors import ArgumentError
 

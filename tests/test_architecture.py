@@ -1,0 +1,42 @@
+"""The package's layers (docs/architecture.md): import-linter's contracts in pyproject.toml
+hold (each layer imports only from the layers below it, siblings marked independent do not
+know each other, no import circle between the modules of a package), and no module inside
+the package imports through the facade ``ddz``."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+grimp = pytest.importorskip("grimp", reason="import-linter (the test extra) is not installed")
+
+
+def test_import_contracts_hold():
+    code = "import sys; from importlinter.cli import lint_imports_command; sys.argv = ['lint-imports']; " \
+           "sys.exit(lint_imports_command())"
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert "0 broken" in r.stdout and "BROKEN" not in r.stdout
+
+
+def test_no_module_imports_the_facade():
+    """import-linter reads ``from .. import _core`` as an import of ``ddz`` (the compiled core is
+    no Python file), so pyproject.toml ignores imports of ``ddz`` in its contracts; this test
+    makes sure that is the only one: nothing inside the package imports the facade itself."""
+    graph = grimp.build_graph("ddz", exclude_type_checking_imports=True)
+    bad = []
+    for importer in sorted(graph.find_modules_that_directly_import("ddz")):
+        for d in graph.get_import_details(importer=importer, imported="ddz"):
+            if not re.fullmatch(r"from \.+ import _core", d["line_contents"].strip()):
+                bad.append(f"{importer}:{d['line_number']}: {d['line_contents']}")
+    assert not bad, "modules importing through the facade:\n" + "\n".join(bad)
+
+
+def test_no_stray_modules_at_the_top():
+    """The top of the package holds the facade and what docs/architecture.md lists, nothing else."""
+    top = sorted(p.name for p in (ROOT / "src" / "ddz").glob("*.py"))
+    assert top == ["__init__.py", "_compat.py", "_version.py"], top
