@@ -1,4 +1,4 @@
-"""Generate src/ddz/_openspiel_ids.py: OpenSpiel ``dou_dizhu``'s play ids as ddz action ids
+"""Generate src/ddz/peers/openspiel_table.py: OpenSpiel ``dou_dizhu``'s play ids as ddz action ids
 under ``Rules.classic_openspiel()``.
 
 OpenSpiel (open_spiel 2.0.2, Apache License 2.0, https://github.com/google-deepmind/open_spiel)
@@ -20,7 +20,7 @@ import numpy as np
 import ddz
 from ddz.peers import adapters as P
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "src", "ddz", "_openspiel_ids.py")
+OUT = os.path.join(os.path.dirname(__file__), "..", "src", "ddz", "peers", "openspiel_table.py")
 KINDS = {(1, 1): "TRIO_SOLO", (1, 2): "TRIO_PAIR"}
 
 

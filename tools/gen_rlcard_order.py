@@ -1,4 +1,4 @@
-"""Generate src/ddz/_rlcard_order.py: where RLCard 1.2.0's action ids depart from the
+"""Generate src/ddz/core/rlcard_order.py: where RLCard 1.2.0's action ids depart from the
 rule order of ddz's action space under ``Rules.classic_rlcard()``.
 
 RLCard's published action list (``rlcard/games/doudizhu/jsondata/action_space.txt``,
@@ -23,7 +23,7 @@ import numpy as np
 import ddz
 from ddz import _core
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "src", "ddz", "_rlcard_order.py")
+OUT = os.path.join(os.path.dirname(__file__), "..", "src", "ddz", "core", "rlcard_order.py")
 
 
 def main() -> None:

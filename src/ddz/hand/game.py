@@ -377,32 +377,48 @@ class Game(TablePolicy):
         ``seat`` (a server always passes it) an action by any other seat raises
         ``IllegalAction`` with code ``NOT_YOUR_TURN``. An illegal action raises the
         ``IllegalAction`` that ``check`` returns and changes nothing."""
-        if self._phase == "PLAY":  # the hot path: the core checks and plays real cards in one step
+        if self._phase == "PLAY":  # the core checks and plays real cards in one step
             ps = self._ps
             if seat is not None and seat != ps.current_seat:  # type: ignore[union-attr]  # PLAY has a play state
                 self._check_turn(seat)
             if type(action) is not int or not 0 <= action <= self._pass_id:
                 if isinstance(action, (int, np.integer)):
                     action = self._id_action(action)
-            try:  # a play's or PASS's id goes to the core as it is: it checks the reading the id names;
-                # the core appends (seat, token) to the history once the play is made
-                token = self._hands.play(ps, action, self._history)  # type: ignore[arg-type]
+            try:
+                token = self._play_checked(ps, action)  # type: ignore[arg-type]
             except IllegalAction as e:
                 raise self._play_error(action, e) from None
-            if ps.is_over:  # type: ignore[union-attr]
-                self._finish(self._score())
-            elif self._play_hook:
-                self._after_play_action(self._history[-1][0])  # type: ignore[arg-type]  # a play has a seat
         else:
-            k = action - self._pass_id - 1 if type(action) is int else -1
-            acting = self._seat
-            if acting is not None and (seat is None or seat == acting) and 0 <= k < len(self._DECISIONS) \
-                    and self._DECISIONS[k] in self._decision_actions():  # an offered decision's id
-                token = self._DECISIONS[k]
-                self._decided(acting, token)
-            else:
+            token = self._offered_decision(action, seat)
+            if token is None:  # not an offered decision's id: the whole check, with its errors
                 token = self._apply(self._validate(action, seat))
+            else:
+                self._decided(self._seat, token)  # type: ignore[arg-type]  # a decision has a seat to act
         self._clock = 0.0
+        return token
+
+    def _offered_decision(self, action: Any, seat: Optional[int]) -> Optional[str]:
+        """The token of ``action`` when it is the id of a decision the seat to act is offered
+        now (and ``seat`` is that seat or None), else None: the common case of a decision,
+        checked without building the error paths of ``_validate``."""
+        if type(action) is not int:
+            return None
+        k = action - self._pass_id - 1
+        acting = self._seat
+        if acting is None or (seat is not None and seat != acting) or not 0 <= k < len(self._DECISIONS):
+            return None
+        token = self._DECISIONS[k]
+        return token if token in self._decision_actions() else None
+
+    def _play_checked(self, ps: PlayState, action: Any) -> str:
+        """Plays a play or pass (cards, a Move, a token or a play's id) that the core checks as it
+        applies it (raising IllegalAction, nothing changed); the core records (seat, token) in
+        the history. Then the hand ends or the variant's in-play hook runs."""
+        token = self._hands.play(ps, action, self._history)
+        if ps.is_over:
+            self._finish(self._score())
+        elif self._play_hook:
+            self._after_play_action(self._history[-1][0])  # type: ignore[arg-type]  # a play has a seat
         return token
 
     def _id_action(self, aid: Any) -> Any:
@@ -460,12 +476,9 @@ class Game(TablePolicy):
 
     def _apply(self, prepared: Any) -> str:
         what, arg = prepared
-        seat = self._acting()
         if what == "play":
-            token = self._hands.play(self._play, arg)
-            self._played(seat, token)
-            return token
-        self._decided(seat, arg)
+            return self._play_checked(self._play, arg)
+        self._decided(self._acting(), arg)
         return arg
 
     def _decided(self, seat: int, token: str) -> None:
@@ -479,15 +492,6 @@ class Game(TablePolicy):
         self._ps = self._hands.start_play(self._ll, bomb_limits)
         self._phase = "PLAY"
         self._seat = None
-
-    def _played(self, seat: int, token: str) -> None:
-        """Records a play or pass the core has applied; ends the hand or runs the hook
-        (apply() inlines this on its hot path)."""
-        self._history.append((seat, token))
-        if self._play.is_over:
-            self._finish(self._score())
-        elif self._play_hook:
-            self._after_play_action(seat)
 
     # whether the variant decides anything inside the play phase (TWOP 翻身/压迫)
     _play_hook = False

@@ -26,6 +26,7 @@ from .._core import Cards, PlayState
 from ..core.rules import Rules
 from ..core.errors import ArgumentError, ArgumentTypeError, shown
 from ..core.variants import VARIANT
+from ..hand.game import Game
 
 __all__ = ["compact", "compact_batch", "compact_arrays", "compact_layout", "FACTOR_SLOTS", "AUCTION_STEPS",
            "douzero", "douzero_batch", "douzero_arrays", "DouZeroBatch", "DOUZERO_POSITIONS", "play_log"]
@@ -86,15 +87,8 @@ def play_log(state: PlayState) -> Tuple[List[int], int, List[int], List[int]]:
     return [int(w) for w in starts[0]], int(landlords[0]), [int(v) for v in limits[0]], [int(a) for a in actions]
 
 
-_game_class: Any = None
-
-
 def _is_game(obj: Any) -> bool:
-    global _game_class
-    if _game_class is None:  # ddz.game imports this module's users: import it on first use
-        from ..hand.game import Game
-        _game_class = Game
-    return isinstance(obj, _game_class)
+    return isinstance(obj, Game)
 
 
 class _Rows:

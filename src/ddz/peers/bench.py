@@ -16,7 +16,7 @@ the ratios compare the same work. Only the generation call is timed; each engine
 beforehand (ddz: ``Cards`` / ``Move``, or ``hand_words`` and encoded moves for
 ``legal_moves_batch``; douzero: int lists and a stand-in for its ``GameEnv``;
 rlcard: strings and stand-in players; open_spiel: states prepared by dealing, bidding
-and playing -- see ddz/peers.py). Each measurement runs the whole batch ``--repeat``
+and playing -- see ddz/peers/adapters.py). Each measurement runs the whole batch ``--repeat``
 times (default 3) with ``time.perf_counter`` and reports the median, in hands per
 second, then the ratio ddz / peer.
 

@@ -264,7 +264,7 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int]) -> Settl
     values are rejected except in TWOP score rooms and BENGBU4, where balances may be
     negative (no floor applies there, A45).
 
-    ``result.terms`` says what the rules of the hand give settlement (``ddz.scoring``):
+    ``result.terms`` says what the rules of the hand give settlement (``ddz.hand.scoring``):
     CLASSIC3 the landlord's loss factor (``classic_landlord_loss_factor``), TWOP the
     landlord's role factor, ``twop_initial_multiplier``, ``twop_room_coefficient``,
     ``twop_coin_win_factor`` and ``twop_max_win_factor``, BENGBU4 ``bengbu_point_value``.
