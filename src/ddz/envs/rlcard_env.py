@@ -46,11 +46,11 @@ from .. import _core
 from .._core import Cards, PlayState
 from .._rules import Rules
 from ..cards import RANKS, ranks_of
-from ..errors import ArgumentError, ArgumentTypeError, shown
+from ..errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
 from ..rewards import check_reward, seat_rewards
 from ..scoring import BengbuAuction, ClassicAuction, PlaySummary, TwopAuction, bengbu_score, classic_score, twop_score
 from ..variants import VARIANT
-from ._common import rules_from
+from ._common import action_id, rules_from
 
 __all__ = ["ENV_IDS", "DdzRLCardEnv", "ClassicEnv", "TwoPlayerEnv", "BengbuEnv", "register", "card_array"]
 
@@ -297,8 +297,29 @@ class DdzRLCardEnv(Env):
             return twop_score(TwopAuction(0, 0, False, False), play, options)
         return bengbu_score(BengbuAuction(0, 1, 1, False, (None,) * 4), play, options)
 
+    def step(self, action: Any, raw_action: bool = False) -> Tuple[Dict, int]:
+        """RLCard's ``Env.step``, the action checked first: an id (an int or numpy integer,
+        not a bool) or, with ``raw_action``, RLCard's raw action (``'pass'`` or ranks); an
+        action that is not legal, or any step once the hand is over, raises ``ddz.IllegalAction``
+        (``IllegalActionTypeError`` for a wrong type) and changes nothing (RLCard's step counter
+        and action record included)."""
+        ps = self.game._ps()
+        if ps.is_over:
+            raise illegal(IllegalCode.HAND_OVER, "the hand is over: call reset() to deal the next one")
+        if raw_action:
+            if not isinstance(action, str):
+                raise illegal(IllegalCode.MALFORMED, f"a raw action is 'pass' or ranks (a str), not {shown(action)}",
+                              type_error=True)
+            why = ps.check("PASS" if action == "pass" else action)
+        else:
+            action = action_id(action, self.num_actions)
+            why = ps.check(action)
+        if why is not None:
+            raise why
+        return super().step(action, raw_action)
+
     def _decode_action(self, action_id: int) -> int:
-        return int(action_id)
+        return action_id  # step has checked it
 
     def _get_legal_actions(self) -> "OrderedDict[int, np.ndarray]":
         return self._extract_state(self.game.get_state(self.game.get_player_id()))["legal_actions"]
