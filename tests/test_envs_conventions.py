@@ -380,6 +380,7 @@ def test_observation_space_bounds_per_block(variant):
     assert set(high[layout["cards_left"]]) == {rules.max_hand}
     assert set(high[layout["to_act"]]) == {1} and set(high[layout["auction"]]) == {1}
     assert set(low[layout["bombs_left"]]) == {-1}
+    assert (high > low).all()  # no zero-width entry for a normalising wrapper to divide by
     assert high.max() < 127 and low.min() >= -1  # not int8's range: real bounds
     # every observation of random hands lies inside
     env = pettingzoo_env(rules)

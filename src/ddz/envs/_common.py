@@ -88,7 +88,7 @@ def observation_bounds(rules: Rules) -> Tuple[np.ndarray, np.ndarray]:
     (docs/encodings.md): rank counts up to the decks' copies of each rank, cards left up to
     the largest hand, flags and one-hots 0..1, bombs up to half a hand (a bomb-class play
     takes two cards at least), BENGBU4's bombs left −1 (unlimited) .. 2, each factor slot
-    up to its largest code."""
+    up to its largest code; an entry that never changes (−1 or 0) is given a range of one."""
     layout = encode.compact_layout(rules)
     width = max(s.stop for s in layout.values())
     low = np.zeros(width, dtype=np.int8)
@@ -117,6 +117,9 @@ def observation_bounds(rules: Rules) -> Tuple[np.ndarray, np.ndarray]:
             high[sl] = 2 if rules.variant == "bengbu" else -1
         elif name == "factors":
             high[sl] = (factor_high + [0] * w)[:w]
+    # an entry that never changes (bombs_left outside BENGBU4, unused factor slots) gets a range
+    # of one: a zero-width range divides by zero in a normalising wrapper (Gymnasium warns of it)
+    high[low == high] += 1
     return low, high
 
 
