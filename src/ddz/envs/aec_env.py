@@ -82,8 +82,8 @@ class DdzAECEnv(AECEnv):
             self._rng = np.random.default_rng(seed)
         self.game = new_game(self.rules, self._rng)
         self.agents = list(self.possible_agents)
-        self.rewards = {a: 0 for a in self.agents}
-        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.rewards: Dict[str, float] = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards: Dict[str, float] = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: Dict[str, Dict[str, Any]] = {a: {} for a in self.agents}
