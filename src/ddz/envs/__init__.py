@@ -82,8 +82,7 @@ def __getattr__(name: str) -> Any:
 
 
 try:
-    import gymnasium as _gymnasium  # noqa: F401
-except ImportError:  # pragma: no cover - Gymnasium is an optional extra
-    pass
-else:
     register_gymnasium()
+except ModuleNotFoundError as _missing:  # pragma: no cover - Gymnasium is an optional extra
+    if _missing.name != "gymnasium":
+        raise

@@ -3,7 +3,7 @@ start, the action check, the observation (``ddz.encode.compact`` and the action 
 space with each block's bounds, the text rendering, sampled worlds."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -14,8 +14,8 @@ from ..game import Game
 from ..sample import sample_deals
 from ..variants import VARIANT
 
-__all__ = ["new_game", "observe", "spaces_for", "sample_worlds", "rules_from", "action_id", "no_hand",
-           "render_text", "check_render", "RULES_NAMES", "RENDER_VIEWS"]
+__all__ = ["new_game", "observe", "spaces_for", "observation_bounds", "sample_worlds", "rules_from", "action_id",
+           "no_hand", "render_text", "check_render", "RULES_NAMES", "RENDER_VIEWS"]
 
 MAX_SKIPPED = 10_000  # special deals in a row: never reached (about 1 in 30 BENGBU4 deals is one)
 
@@ -44,8 +44,6 @@ def rules_from(rules: Any, variant: Optional[str] = None) -> Rules:
         raise ArgumentError(f"this environment plays {variant}, not {rules!r}")
     return rules
 
-
-check_rules = rules_from  # the name the environments used before names were taken
 
 
 def action_id(action: Any, num_actions: int) -> int:
@@ -197,8 +195,3 @@ def render_text(game: Game, seat: Optional[int], names: Sequence[str]) -> str:
         lines.append(f"  over: {game.result.kind}, winner {game.result.winner_side}, scores {list(game.result.scores)}")
     return "\n".join(lines)
 
-
-def legal_ids(game: Game) -> List[int]:
-    """``game.legal_action_ids()`` (the play state's ids inlined in the play phase)."""
-    ps = game._ps
-    return ps.legal_actions() if ps is not None and game._phase == "PLAY" else game.legal_action_ids()
