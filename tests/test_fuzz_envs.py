@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("pettingzoo")
-pytest.importorskip("gymnasium")
-pytest.importorskip("rlcard")
-
-from fuzz.run import run_builtin  # noqa: E402
-from fuzz.targets_envs import TARGETS  # noqa: E402
+from fuzz.run import run_builtin
+from fuzz.targets_envs import TARGETS
 
 # inputs per target: a few seconds each
-BUDGET = {"env_aec": 300, "env_gym": 300, "env_rlcard": 200}
+BUDGET = {"env_aec": 300, "env_gym": 300, "env_rlcard": 150}
 
 
-@pytest.mark.parametrize("name", sorted(TARGETS))
+@pytest.mark.parametrize("name", sorted(BUDGET))
 def test_env_target_finds_nothing(name):
+    if name not in TARGETS:
+        pytest.skip(f"{name}: its framework is not installed")
     tried, finding = run_builtin(name, TARGETS[name], BUDGET[name], None, seed=0)
     assert finding is None, f"{name}: input {finding[0].hex()}\n{finding[1]}"
     assert tried == BUDGET[name]

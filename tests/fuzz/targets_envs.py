@@ -11,6 +11,7 @@ observation and info, the hand's history). PettingZoo's own wrappers keep their 
 other exception escaping a target is a finding."""
 from __future__ import annotations
 
+import importlib.util
 import math
 from typing import Any, Callable, Dict, List, Tuple
 
@@ -266,6 +267,15 @@ def t_env_rlcard(data: bytes) -> None:
             return
 
 
+def _installed(*modules: str) -> bool:
+    return all(importlib.util.find_spec(m) is not None for m in modules)
+
+
+# a target whose framework is not installed (they are optional extras) is left out
 TARGETS: Dict[str, Callable[[bytes], None]] = {
-    "env_aec": t_env_aec, "env_gym": t_env_gym, "env_rlcard": t_env_rlcard,
+    name: fn for name, fn, needs in (
+        ("env_aec", t_env_aec, ("pettingzoo", "gymnasium")),
+        ("env_gym", t_env_gym, ("gymnasium",)),
+        ("env_rlcard", t_env_rlcard, ("rlcard",)),
+    ) if _installed(*needs)
 }
