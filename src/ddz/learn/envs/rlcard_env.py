@@ -10,7 +10,11 @@ They play the play phase the way RLCard's own ``doudizhu`` does: a deal drawn wi
 environment's ``np_random`` (RLCard's seeding; the deal itself is the core's, ``ddz.deal``'s
 dealer, for the series it draws), player 0 the landlord holding the kitty and
 leading, players numbered in the order of play; payoffs 1 for each player of the winning
-side, 0 otherwise. ``config["rules"]`` picks the rules (default: the variant's defaults).
+side, 0 otherwise (``config["reward"]``, default ``"rlcard"``; ``"score"``, ``"win"`` and
+``"normalized"`` follow ``ddz.learn.rewards``, the score being the variant's score of the play with
+every auction factor at 1 — no robs, shows or doubling, a bid of 1 in closed play — since these
+environments have no auction). ``config["rules"]`` picks the rules (a ``ddz.Rules``; default: the
+variant's defaults).
 Action ids are ``Move.id`` with PASS at ``rules.pass_id`` (``env.num_actions =
 rules.pass_id + 1``): under ``Rules.classic_rlcard()`` they are RLCard's ids, and
 ``ddz-classic`` gives the same observation arrays (``obs``, 790 wide for the landlord, 901
@@ -42,8 +46,11 @@ from ... import _core
 from ..._core import Cards, PlayState
 from ...core.rules import Rules
 from ...core.cards import RANKS, ranks_of
-from ...core.errors import ArgumentError, ArgumentTypeError, shown
+from ...core.errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
+from ..rewards import check_reward, seat_rewards
+from ...hand.scoring import BengbuAuction, ClassicAuction, PlaySummary, TwopAuction, bengbu_score, classic_score, twop_score
 from ...core.variants import VARIANT
+from ._common import action_id, rules_from
 
 __all__ = ["ENV_IDS", "DdzRLCardEnv", "ClassicEnv", "TwoPlayerEnv", "BengbuEnv", "register", "card_array"]
 
@@ -178,11 +185,10 @@ class DdzRLCardEnv(Env):
 
     def __init__(self, config: Dict[str, Any]) -> None:
         rules = config.get("rules") or Rules(self.variant)
-        if not isinstance(rules, Rules):
+        if not isinstance(rules, Rules):  # RLCard's config takes the Rules themselves
             raise ArgumentTypeError(f"config['rules'] must be a ddz.Rules, not {shown(rules)}")
-        if rules.variant != self.variant:
-            raise ArgumentError(f"this environment plays {self.variant}, not {rules!r}")
-        self.rules = rules
+        self.rules = rules_from(rules, self.variant)
+        self.reward = check_reward(config.get("reward", "rlcard"), extra=("rlcard",))
         self.name = {"classic": "ddz-classic", "two_player": "ddz-two-player", "bengbu": "ddz-bengbu"}[self.variant]
         self.game = _Table(rules)
         self._memo: Dict[str, np.ndarray] = {}
@@ -268,6 +274,10 @@ class DdzRLCardEnv(Env):
     # ---- RLCard's Env protocol ----
     def get_payoffs(self) -> np.ndarray:
         ps = self.game._ps()
+        if self.reward != "rlcard":
+            if not ps.is_over:
+                return np.zeros(self.rules.players, dtype=np.float64)
+            return np.array(seat_rewards(self._result(ps), self.variant, self.reward), dtype=np.float64)
         payoffs = np.zeros(self.rules.players, dtype=np.int64)
         if ps.is_over:
             if ps.winner_side == "landlord":
@@ -276,8 +286,40 @@ class DdzRLCardEnv(Env):
                 payoffs[1:] = 1
         return payoffs
 
+    def _result(self, ps: PlayState) -> Any:
+        """The finished play's GameResult as the variant scores it, every auction factor at 1
+        (player 0 the landlord)."""
+        play = PlaySummary.of(ps)
+        options = self.rules.options
+        if self.variant == "classic":
+            return classic_score(ClassicAuction(0, 0, False, 1, 1, 1), play, options)
+        if self.variant == "two_player":
+            return twop_score(TwopAuction(0, 0, False, False), play, options)
+        return bengbu_score(BengbuAuction(0, 1, 1, False, (None,) * 4), play, options)
+
+    def step(self, action: Any, raw_action: bool = False) -> Tuple[Dict, int]:
+        """RLCard's ``Env.step``, the action checked first: an id (an int or numpy integer,
+        not a bool) or, with ``raw_action``, RLCard's raw action (``'pass'`` or ranks); an
+        action that is not legal, or any step once the hand is over, raises ``ddz.IllegalAction``
+        (``IllegalActionTypeError`` for a wrong type) and changes nothing (RLCard's step counter
+        and action record included)."""
+        ps = self.game._ps()
+        if ps.is_over:
+            raise illegal(IllegalCode.HAND_OVER, "the hand is over: call reset() to deal the next one")
+        if raw_action:
+            if not isinstance(action, str):
+                raise illegal(IllegalCode.MALFORMED, f"a raw action is 'pass' or ranks (a str), not {shown(action)}",
+                              type_error=True)
+            why = ps.check("PASS" if action == "pass" else action)
+        else:
+            action = action_id(action, self.num_actions)
+            why = ps.check(action)
+        if why is not None:
+            raise why
+        return super().step(action, raw_action)
+
     def _decode_action(self, action_id: int) -> int:
-        return int(action_id)
+        return action_id  # step has checked it
 
     def _get_legal_actions(self) -> "OrderedDict[int, np.ndarray]":
         return self._extract_state(self.game.get_state(self.game.get_player_id()))["legal_actions"]
