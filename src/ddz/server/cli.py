@@ -119,7 +119,11 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(e))
 
     async def main() -> None:
+        # a start that fails is one line: not the library's lines of closing what it had bound
+        ws_log = logging.getLogger("websockets.server")
+        ws_log.setLevel(logging.WARNING)
         await srv.start(args.host, args.port)
+        ws_log.setLevel(logging.NOTSET)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):  # one way to stop, whichever signal asks
