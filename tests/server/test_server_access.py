@@ -79,7 +79,7 @@ def test_a_replaced_connection_cannot_act_for_its_seat(tmp_path):
     """A seated connection replaced by a second login: its ``act`` is not applied; the new
     connection resumes the seat (its ``welcome`` names it) and acts."""
     async def main():
-        async with running(str(tmp_path / "db.sqlite3"), bot_delay_s=30) as srv:
+        async with running(str(tmp_path / "db.sqlite3"), bot_delay_s=0.0) as srv:
             old = await Client.connect(srv.port)
             await old.hello("ann")
             await old.send({"type": "join", "room": "score", "bots": True})
@@ -90,6 +90,7 @@ def test_a_replaced_connection_cannot_act_for_its_seat(tmp_path):
                 if o["current_seat"] == old.seat:
                     break
             legal, seq = o["legal_actions"], t.seq
+            srv.config.bot_delay_s = 30  # from now on a bot that plays ann's seat would not act within the test
             new = await Client.connect(srv.port)
             w = await new.hello("ann", old.token)
             assert w["table"]["table"] == old.table

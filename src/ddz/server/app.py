@@ -365,7 +365,9 @@ class Server:
         elif kind == "leave_queue":
             if sess.name not in self.waiting:  # matched meanwhile (its "matched" is on the way), or never queued
                 raise ProtocolError("not_queued", "you are not waiting for a table (matched, or never queued)")
-            self._unqueue(sess.name)
+            left = self._unqueue(sess.name)
+            if left is not None:  # cluster mode: out of the shared queue before the answer
+                await left
             sess.send({"type": "left_queue"})
         elif kind in ("act", "resume", "leave"):
             t, seat = self._seat_for(sess, msg)
@@ -493,13 +495,13 @@ class Server:
         sess.send({"type": "queued", "room": room_name})
         await self._match_once()
 
-    def _unqueue(self, name: str) -> None:
+    def _unqueue(self, name: str) -> "Optional[asyncio.Task[None]]":
         room = self.waiting.pop(name, None)
         if room is None:
-            return
+            return None
         if self.cluster is not None:
-            asyncio.get_running_loop().create_task(self.cluster.leave(name))
-        elif room in self.matchmakers:
+            return asyncio.get_running_loop().create_task(self.cluster.leave(name))
+        if room in self.matchmakers:
             if name in self.matchmakers[room]:
                 self.matchmakers[room].leave(name)
         else:
@@ -507,6 +509,7 @@ class Server:
                 self.queues[room].remove(name)
             except ValueError:
                 pass
+        return None
 
     async def _match_loop(self) -> None:
         while True:
