@@ -9,7 +9,8 @@ Balances live in *ledgers*: ``coins`` (CLASSIC3 rooms and TWOP coin rooms), ``tw
 (TWOP score rooms) and ``bengbu`` (BENGBU4 money). A balance changes only in
 ``finish_hand``, in one transaction with the hand's record, so a server that dies during a
 hand moves no coin for it: the hand stays ``live`` in the table until ``void_live_hands``
-marks it ``void`` at the next start, and its players are told once (``take_voids``).
+marks it ``void`` at the next start, and its players are told once (``take_voids``). A
+server that stops as planned voids its hands itself (``void_hand``).
 
 A server *claims* its database before it touches it (``claim``): a SQLite file is owned by
 one process at a time (an exclusive ``flock`` on ``FILE.lock`` beside it), a PostgreSQL
