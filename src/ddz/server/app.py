@@ -56,7 +56,7 @@ class ServerConfig:
     ``cluster_dead_s``: a process whose heartbeat (one per ``match_interval_s``) is older is
     gone: the others void its live hands and tell their players.
     ``signup_limit`` / ``signup_window_s``: new accounts per client address: ``signup_limit``
-    at once, then one more every ``signup_window_s / signup_limit`` seconds (0: no limit).
+    at once, then one more every ``signup_window_s / signup_limit`` seconds (either 0: no limit).
     ``status``: who gets ``GET /api/status``: ``"off"`` (nobody), ``"local"`` (clients on a
     loopback address) or ``"public"``.
     """
@@ -89,8 +89,8 @@ class SignupLimit:
     so the table holds only the addresses that made accounts lately."""
 
     def __init__(self, limit: int, window_s: float) -> None:
-        self.limit = limit
-        self.rate = limit / window_s if window_s > 0 else float("inf")
+        self.limit = limit if window_s > 0 else 0  # 0: no limit
+        self.rate = limit / window_s if window_s > 0 else 0.0
         self._buckets: Dict[str, Tuple[float, float]] = {}  # address -> (tokens, when)
 
     def _tokens(self, addr: str, now: float) -> float:
@@ -438,7 +438,7 @@ class Server:
         wait = self.signups.wait(addr, now)
         if wait > 0:
             raise ProtocolError("signup_limited", f"too many new accounts from your address: the next in "
-                                f"{wait:.0f} s (log in to an account you have with its token)")
+                                f"{max(1, round(wait))} s (log in to an account you have with its token)")
         try:
             token = await self.storage.create_account(name, {"coins": self.config.starting_coins})
         except StorageError:
@@ -473,7 +473,12 @@ class Server:
                 busy = await self.cluster.seat(name, room_name, tid)
                 if busy is not None:
                     raise ProtocolError(busy, _BUSY[busy])
-            await self._open_table(room, [name, *BOT_NAMES[:room.players - 1]], set(range(1, room.players)), tid)
+            try:
+                await self._open_table(room, [name, *BOT_NAMES[:room.players - 1]], set(range(1, room.players)), tid)
+            except BaseException:
+                if self.cluster is not None:  # the account is not seated after all
+                    await self.cluster.release(tid)
+                raise
             return
         self.waiting[name] = room_name
         if self.cluster is not None:
