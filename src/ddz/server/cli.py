@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from .app import Server, ServerConfig
         from .gc_policy import GcPolicy
-        from .storage import StorageError
+        from .storage import StorageError, _safe_url
     except ImportError as e:  # the optional extra is missing
         return _fail(f"{e}; install the server extra: pip install \".[server]\"")
     if args.gc_threshold is not None and args.gc_threshold < 1:
@@ -132,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
             except (NotImplementedError, RuntimeError):  # pragma: no cover - no signal handlers (Windows)
                 pass
         collector.start()
-        print(f"ddz serve: http://{args.host}:{srv.port}/ (WebSocket /ws), database {srv.storage.url}", flush=True)
+        print(f"ddz serve: http://{args.host}:{srv.port}/ (WebSocket /ws), database {_safe_url(srv.storage.url)}",
+              flush=True)
         try:
             await stop.wait()
         finally:
