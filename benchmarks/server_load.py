@@ -392,8 +392,9 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
     db = a.db or os.path.join(tmp, "load.sqlite3")
     cmd = [sys.executable, "-m", "ddz.cli", "serve", "--port", str(port), "--db", db, "--grace", str(a.grace),
            "--bot-delay", str(a.bot_delay), "--no-bot-tables",
-           # the load clients may act far faster than people (--think 0): lift the per-connection limit
-           "--rate", "1000", "--burst", "1000"]
+           # the load clients may act far faster than people (--think 0): lift the per-connection limit,
+           # and they make thousands of accounts from one address: lift the signup limit
+           "--rate", "1000", "--burst", "1000", "--signup-limit", "0"]
     if a.gc_threshold is not None:
         cmd += ["--gc-threshold", str(a.gc_threshold)]
     if a.gc_young is not None:

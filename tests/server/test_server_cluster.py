@@ -2,7 +2,10 @@
 queue, one matchmaker at a time (an advisory lock; the other takes over when it dies), a
 table in one process and its players connected to the other redirected there, balances and
 records shared; a hand of each variant (TWOP, CLASSIC3 through ddz.Matchmaker, BENGBU4) at
-once, their players spread over both processes."""
+once, their players spread over both processes. One account waits or sits in one place in
+the whole cluster (two joins at once through two processes: one is refused, neither
+connection harmed), and a process that dies has its hands voided by the survivor, which
+tells their players within the cluster timeout."""
 from __future__ import annotations
 
 import asyncio
@@ -36,10 +39,11 @@ def _status(port):
         return json.loads(r.read())
 
 
-def _start(db, port, log):
+def _start(db, port, log, *extra):
     out = open(log, "w")
     p = subprocess.Popen([sys.executable, "-m", "ddz.cli", "serve", "--db", db, "--cluster", "--port", str(port),
-                          "--match-interval", "0.2", "--bot-delay", "0.5"], stdout=out, stderr=subprocess.STDOUT)
+                          "--match-interval", "0.2", "--bot-delay", "0.5", *extra],
+                         stdout=out, stderr=subprocess.STDOUT)
     end = time.time() + 30
     while time.time() < end:
         if "ddz serve:" in open(log).read():
@@ -54,6 +58,13 @@ async def _login(port, name, token=None):
     c = await Client.connect(port)
     await c.hello(name, token)
     return c
+
+
+async def _first_of(c, kinds, timeout=10):
+    while True:
+        m = await c._recv(timeout)
+        if m["type"] in kinds:
+            return m
 
 
 async def _seat(c, port_of_url):
@@ -142,6 +153,80 @@ def test_two_processes_share_queue_matchmaker_and_coins(pg_url, tmp_path):
             _, r = await hand([("jon", other), ("kim", other)], "score")
             assert r["result"]["kind"] == "normal"
         asyncio.run(asyncio.wait_for(second(), 90))
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait(10)
+
+
+def test_one_account_one_place_and_a_dead_process_hands_voided(pg_url, tmp_path):
+    timeout = 2.0  # --cluster-timeout: a process without a heartbeat this long is gone
+    ports = [_free_port(), _free_port()]
+    procs = [_start(pg_url, p, str(tmp_path / f"s{i}.log"), "--cluster-timeout", str(timeout), "--bot-delay", "30")
+             for i, p in enumerate(ports)]
+    p0, p1 = ports
+    try:
+        async def main():
+            # the same account on both processes: two joins at once, one queued, one refused
+            a0 = await _login(p0, "ann")
+            a1 = await _login(p1, "ann", a0.token)
+            await asyncio.gather(a0.send({"type": "join", "room": "score"}),
+                                 a1.send({"type": "join", "room": "novice"}))
+            replies = [await _first_of(c, ("queued", "error")) for c in (a0, a1)]
+            kinds = sorted(m["type"] for m in replies)
+            assert kinds == ["error", "queued"], replies
+            assert next(m for m in replies if m["type"] == "error")["code"] == "queued"
+            for c in (a0, a1):  # neither connection was harmed
+                await c.send({"type": "ping"})
+                await c.expect("pong")
+            waiting = a0 if replies[0]["type"] == "queued" else a1
+            await waiting.send({"type": "leave_queue"})
+            await waiting.expect("left_queue")
+            # seated with bots on process 0: no join anywhere else
+            await a0.send({"type": "join", "room": "novice", "bots": True})
+            bots_table = (await a0.expect("matched"))["table"]
+            for msg in ({"type": "join", "room": "score"}, {"type": "join", "room": "score", "bots": True}):
+                await a1.send(msg)
+                assert (await a1.expect("error"))["code"] == "seated"
+            # a table of process 0 with a player connected to process 1 (redirected, stays)
+            cat = await _login(p0, "cat")
+            await cat.send({"type": "join", "room": "score"})
+            await cat.expect("queued")
+            await asyncio.sleep(0.5)  # cat waits longest: the table goes to cat's process
+            bob = await _login(p1, "bob")
+            await bob.send({"type": "join", "room": "score"})
+            table = (await cat.expect("matched"))["table"]
+            assert (await bob.expect("redirect"))["table"] == table
+            # process 0 dies
+            procs[0].kill()
+            procs[0].wait(10)
+            died = time.monotonic()
+            told = await bob.expect("void", timeout=timeout + 10)
+            assert told["table"] == table
+            assert time.monotonic() - died < timeout + 5
+            assert (await a1.expect("void", timeout=5))["table"] == bots_table  # ann is connected to 1
+            s = open_storage(pg_url)
+            await s.open()
+            try:
+                assert (await s.hand(table)).status == "void" and (await s.hand(bots_table)).status == "void"
+                assert (await s.balances("bob"))["twop_score"] == 0
+            finally:
+                await s.close()
+            # cat, who was not told (connected to the dead process), hears it at its next login, once
+            cat2 = await _login(p1, "cat", cat.token)
+            assert cat2 is not None
+            w = [m for m in cat2.seen if m["type"] == "welcome"][0]
+            assert w["void_hands"] == [table]
+            # they may play again: their places were freed
+            for c in (cat2, bob):
+                await c.send({"type": "join", "room": "score"})
+                await c.expect("queued")
+            assert (await cat2.expect("matched", timeout=20))["table"] == (await bob.expect("matched", timeout=20))["table"]
+            for c in (a0, a1, cat2, bob):
+                await c.close()
+        asyncio.run(asyncio.wait_for(main(), 120))
+        survivor = open(tmp_path / "s1.log").read()
+        assert "Traceback" not in survivor and "1011" not in survivor, survivor[-3000:]
     finally:
         for p in procs:
             p.kill()

@@ -53,6 +53,7 @@ def test_whole_hand_matched_players(tmp_path, room, names):
             assert sorted(c.seat for c in cs) == list(range(len(names)))
             assert len({c.table for c in cs}) == 1
             spec = await Client.connect(srv.port)
+            await spec.hello("spec")  # watching needs an account (docs/server.md, "What a stranger sees")
             await spec.send({"type": "spectate", "table": cs[0].table})
             results = await play_out(cs)
             r = results[0]

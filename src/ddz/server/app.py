@@ -7,6 +7,7 @@ loop per process holds every connection and table; a table's clock and bots are 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import mimetypes
@@ -27,14 +28,18 @@ from ..rooms.matchmaking import MATCH_TIERS, Matchmaker
 from ..rooms.room import ROOMS, Room
 from .health import GcPauses, LoopLag
 from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse
-from .storage import Storage, StorageError, open_storage
+from .storage import PostgresStorage, Storage, StorageError, open_storage
 from .table import Table, ledger_of, rules_for
 
-__all__ = ["Server", "ServerConfig", "Session"]
+__all__ = ["Server", "ServerConfig", "Session", "BOT_NAMES", "CLOSE_REPLACED", "STATUS_MODES"]
 
 log = logging.getLogger("ddz.server")
 STATIC = Path(__file__).with_name("static")
 _MAX_BUFFERED = 1 << 20  # bytes written to a connection and not yet taken by its peer
+# the server bots' seats: system accounts (no token, a grant of 0), the same few at every table
+BOT_NAMES = ("~bot-1", "~bot-2", "~bot-3")
+CLOSE_REPLACED = 4001  # the close code of a connection whose account logged in on another one
+STATUS_MODES = ("off", "local", "public")  # who is answered GET /api/status
 
 
 @dataclass
@@ -48,7 +53,13 @@ class ServerConfig:
     ``max_message_bytes`` / ``rate`` / ``burst``: per-connection limits (an over-limit message
     gets an error and is dropped). ``match_interval_s``: how often the matchmaker runs.
     ``cluster``: several processes share one PostgreSQL database (ddz.server.cluster);
-    ``public_url`` is where clients reach this process (default ``ws://host:port/ws``).
+    ``public_url`` is where clients reach this process (default ``ws://host:port/ws``);
+    ``cluster_dead_s``: a process whose heartbeat (one per ``match_interval_s``) is older is
+    gone: the others void its live hands and tell their players.
+    ``signup_limit`` / ``signup_window_s``: new accounts per client address: ``signup_limit``
+    at once, then one more every ``signup_window_s / signup_limit`` seconds (either 0: no limit).
+    ``status``: who gets ``GET /api/status``: ``"off"`` (nobody), ``"local"`` (clients on a
+    loopback address) or ``"public"``.
     """
     db: str = "ddz-server.sqlite3"
     move_timeout_s: Optional[float] = None
@@ -67,6 +78,41 @@ class ServerConfig:
     cluster: bool = False              # share the queue with other processes on one PostgreSQL
     public_url: Optional[str] = None   # this process's WebSocket URL for redirects (cluster mode)
     rooms: Tuple[str, ...] = ("novice", "intermediate", "advanced", "score", "coin_junior", "bengbu", "bengbu_300")
+    cluster_dead_s: float = 10.0
+    signup_limit: int = 20
+    signup_window_s: float = 3600.0
+    status: str = "local"
+
+
+class SignupLimit:
+    """New accounts per client address: a token bucket per address holding ``limit``, which
+    refills at ``limit`` per ``window_s``. An address whose bucket is full again is forgotten,
+    so the table holds only the addresses that made accounts lately."""
+
+    def __init__(self, limit: int, window_s: float) -> None:
+        self.limit = limit if window_s > 0 else 0  # 0: no limit
+        self.rate = limit / window_s if window_s > 0 else 0.0
+        self._buckets: Dict[str, Tuple[float, float]] = {}  # address -> (tokens, when)
+
+    def _tokens(self, addr: str, now: float) -> float:
+        tokens, then = self._buckets.get(addr, (float(self.limit), now))
+        return min(float(self.limit), tokens + (now - then) * self.rate)
+
+    def wait(self, addr: str, now: float) -> float:
+        """Seconds until ``addr`` may make an account (0: now)."""
+        if self.limit <= 0:
+            return 0.0
+        tokens = self._tokens(addr, now)
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+
+    def take(self, addr: str, now: float) -> None:
+        """``addr`` made an account."""
+        if self.limit <= 0:
+            return
+        self._buckets[addr] = (self._tokens(addr, now) - 1, now)
+        if len(self._buckets) > 4096:
+            for a in [a for a in self._buckets if self._tokens(a, now) >= self.limit]:
+                del self._buckets[a]
 
 
 class Session:
@@ -80,7 +126,7 @@ class Session:
         self.watching: Set[str] = set()
         self.version = PROTOCOL_VERSION          # what hello asked for (1: whole observations, no deltas)
         self.limiter = RateLimiter(server.config.rate, server.config.burst)
-        self.closed = False
+        self.closed = False                      # nothing more is sent to it, nothing more read from it
 
     def send(self, msg: Dict[str, Any]) -> None:
         """Writes ``msg`` to the connection now, in order. Through ``broadcast`` (to this one
@@ -102,7 +148,10 @@ class Server:
 
     def __init__(self, config: Optional[ServerConfig] = None, storage: Optional[Storage] = None) -> None:
         self.config = config or ServerConfig()
+        if self.config.status not in STATUS_MODES:
+            raise ValueError(f"status must be one of {', '.join(STATUS_MODES)}, not {self.config.status!r}")
         self.storage = storage or open_storage(self.config.db)
+        self.signups = SignupLimit(self.config.signup_limit, self.config.signup_window_s)
         self.rooms: Dict[str, Room] = {name: ROOMS[name] for name in self.config.rooms}
         self.tables: Dict[str, Table] = {}
         self.by_player: Dict[str, Table] = {}     # a player sits at one table at a time
@@ -118,7 +167,6 @@ class Server:
         self.sessions: Dict[str, Session] = {}     # player -> its latest connection
         self._ws_server: Any = None
         self._match_task: Optional["asyncio.Task[None]"] = None
-        self._bot_seq = 0
         self.port: Optional[int] = None
         self.cluster: Any = None
         self.gc_pauses = GcPauses()
@@ -126,23 +174,38 @@ class Server:
 
     # ---- life cycle ----
     async def start(self, host: str = "127.0.0.1", port: int = 8000) -> None:
-        await self.storage.open()
-        if not self.config.cluster:  # alone on its database: every live hand was this server's
-            voided = await self.storage.void_live_hands(None)
-            if voided:
-                log.warning("%d hands left live by a server that stopped are void (no coin moved)", voided)
+        """Binds the port first (``OSError`` if it cannot: nothing else was touched), then claims
+        and opens the database (``StorageError`` if another server holds it or it cannot be
+        opened), and only then serves. Alone on its database (the claim proves every earlier
+        server of it has stopped) it voids the hands they left live."""
+        if self.config.cluster and not isinstance(self.storage, PostgresStorage):
+            raise StorageError("cluster mode needs a PostgreSQL database (--db postgresql://…)")
         self._ws_server = await serve(self._handle, host, port, process_request=self._http,
                                       max_size=self.config.hard_max_bytes, ping_interval=20, ping_timeout=20,
-                                      compression=None)  # deflate costs more CPU than the small frames save
+                                      compression=None,  # deflate costs more CPU than the small frames save
+                                      start_serving=False)  # bound, not yet accepting: the database comes first
         self.port = self._ws_server.sockets[0].getsockname()[1]
+        try:
+            await self.storage.claim(shared=self.config.cluster)
+            await self.storage.open()
+            if not self.config.cluster:
+                voided = await self.storage.void_live_hands(None)
+                if voided:
+                    log.warning("%d hands left live by a server that stopped are void (no coin moved)", voided)
+            for bot in BOT_NAMES:
+                await self.storage.ensure_system_account(bot)
+        except BaseException:
+            self._ws_server.close()
+            await self._ws_server.wait_closed()
+            self._ws_server = None
+            await self.storage.close()
+            raise
+        await self._ws_server.server.start_serving()
         self.gc_pauses.install()
         self.loop_lag.start()
         loop = asyncio.get_running_loop()
         if self.config.cluster:
             from . import cluster
-            from .storage import PostgresStorage
-            if not isinstance(self.storage, PostgresStorage):
-                raise ValueError("cluster mode needs a PostgreSQL database (--db postgresql://…)")
             self.cluster = cluster.Cluster(self, self.config.public_url or f"ws://{host}:{self.port}/ws")
             await self.cluster.open()
             self._match_task = loop.create_task(cluster.run(self.cluster, self.config.match_interval_s))
@@ -150,20 +213,32 @@ class Server:
             self._match_task = loop.create_task(self._match_loop())
 
     async def stop(self) -> None:
+        """A planned stop (``ddz serve`` on SIGINT or SIGTERM): the hands still being played are
+        void (no coin moved) and their players and spectators are sent ``void``, then every
+        connection is closed with 1001 (going away)."""
         self.gc_pauses.remove()
         self.loop_lag.stop()
         if self._match_task is not None:
             self._match_task.cancel()
+        await self.void_tables("the server is stopping: the hand is void, no coin moved")
         if self._ws_server is not None:
             self._ws_server.close()
             await self._ws_server.wait_closed()
+        await self.void_tables(None)  # one opened while the connections closed
+        for t in list(self.tables.values()):
+            t._cancel_timers()
+        if self.cluster is not None:
+            await self.cluster.close()
+        await self.storage.close()
+
+    async def void_tables(self, message: Optional[str]) -> None:
+        """Every table of this process whose hand has not ended: void, its players told."""
         for t in list(self.tables.values()):
             t._cancel_timers()
             if t._finishing is not None:
                 await t._finishing
-        if self.cluster is not None:
-            await self.cluster.close()
-        await self.storage.close()
+            if not t.ended:
+                await t.void(message or "the hand is void, no coin moved")
 
     # ---- HTTP ----
     async def _http(self, connection: ServerConnection, request: Request) -> Optional[Response]:
@@ -171,7 +246,7 @@ class Server:
         path = url.path
         if path == "/ws":
             return None
-        if path == "/api/status":
+        if path == "/api/status" and self._status_allowed(connection):
             status = {"host": self.config.host_id, "tables": len(self.tables), "connections": len(self.sessions),
                       "matchmaker": self.cluster.leader if self.cluster is not None else True,
                       "gc": self.gc_pauses.to_dict(), "loop_lag": self.loop_lag.to_dict()}
@@ -187,6 +262,13 @@ class Server:
             ctype = mimetypes.guess_type(f.name)[0] or "application/octet-stream"
             return _response(200, f.read_bytes(), ctype)
         return _response(404, "not found\n", "text/plain")
+
+    def _status_allowed(self, connection: ServerConnection) -> bool:
+        """``/api/status`` (``ServerConfig.status``): off, for loopback clients, or for all; to
+        whom it is not given it does not exist (404)."""
+        if self.config.status == "public":
+            return True
+        return self.config.status == "local" and _is_loopback(connection.remote_address)
 
     async def _record(self, hand_id: str, query: Dict[str, List[str]]) -> Response:
         """``GET /records/<hand>?name=…&token=…``: the hand's ``ddz-game`` record, for its
@@ -217,6 +299,8 @@ class Server:
         sess = Session(self, ws)
         try:
             async for frame in ws:
+                if sess.closed:  # replaced by another login (or not reading): nothing more it sends counts
+                    break
                 if not sess.limiter.allow():
                     sess.send(error("rate_limited", f"more than {self.config.rate:g} messages a second; "
                                     "this one was dropped"))
@@ -256,6 +340,8 @@ class Server:
         if kind == "rooms":
             sess.send({"type": "rooms", "rooms": self.room_list()})
             return
+        if sess.name is None:  # a stranger sees the rooms, nothing of who plays where (docs/server.md)
+            raise ProtocolError("no_account", f"{kind}: say hello (name and token) first")
         if kind == "tables":
             sess.send({"type": "tables", "tables": [t.info() for t in self.tables.values() if not t.ended]})
             return
@@ -273,8 +359,6 @@ class Server:
             sess.watching.discard(msg["table"])
             sess.send({"type": "unspectated", "table": msg["table"]})
             return
-        if sess.name is None:
-            raise ProtocolError("no_account", f"{kind}: say hello (name and token) first")
         if kind == "balances":
             sess.send({"type": "balances", "balances": await self.storage.balances(sess.name)})
         elif kind == "join":
@@ -282,7 +366,9 @@ class Server:
         elif kind == "leave_queue":
             if sess.name not in self.waiting:  # matched meanwhile (its "matched" is on the way), or never queued
                 raise ProtocolError("not_queued", "you are not waiting for a table (matched, or never queued)")
-            self._unqueue(sess.name)
+            left = self._unqueue(sess.name)
+            if left is not None:  # cluster mode: out of the shared queue before the answer
+                await left
             sess.send({"type": "left_queue"})
         elif kind in ("act", "resume", "leave"):
             t, seat = self._seat_for(sess, msg)
@@ -322,10 +408,7 @@ class Server:
         token = msg.get("token")
         fresh = None
         if token is None:
-            try:
-                fresh = await self.storage.create_account(name, {"coins": self.config.starting_coins})
-            except StorageError:
-                raise ProtocolError("name_taken", f"the name {name!r} is taken: give its token") from None
+            fresh = await self._sign_up(sess, name)
         elif not await self.storage.check_token(name, token):
             raise ProtocolError("bad_token", f"wrong token for {name!r}")
         old = self.sessions.get(name)
@@ -333,7 +416,7 @@ class Server:
         sess.version = version
         self.sessions[name] = sess
         if old is not None and old is not sess:
-            old.send(error("replaced", "another connection logged in as this account"))
+            self._replace(old)
         voids = await self.storage.take_voids(name)
         out: Dict[str, Any] = {"type": "welcome", "v": PROTOCOL_VERSION, "name": name,
                                "balances": await self.storage.balances(name), "rooms": self.room_list(),
@@ -349,6 +432,29 @@ class Server:
                             "over": t.ended}
         sess.send(out)
 
+    async def _sign_up(self, sess: Session, name: str) -> str:
+        """A new account with the grant (``starting_coins``), within the address's signup limit."""
+        addr = (sess.ws.remote_address or ("?",))[0]
+        now = time.monotonic()
+        wait = self.signups.wait(addr, now)
+        if wait > 0:
+            raise ProtocolError("signup_limited", f"too many new accounts from your address: the next in "
+                                f"{max(1, round(wait))} s (log in to an account you have with its token)")
+        try:
+            token = await self.storage.create_account(name, {"coins": self.config.starting_coins})
+        except StorageError:
+            raise ProtocolError("name_taken", f"the name {name!r} is taken: give its token") from None
+        self.signups.take(addr, now)
+        return token
+
+    def _replace(self, old: Session) -> None:
+        """``old`` held the account another connection has just logged in to: it is told
+        ``replaced`` and closed (``CLOSE_REPLACED``); nothing it sends from now on is read, and
+        its seats pass to a bot until the new connection resumes them."""
+        old.send(error("replaced", "another connection logged in as this account; this one is closed"))
+        old.closed = True
+        asyncio.get_running_loop().create_task(old.ws.close(CLOSE_REPLACED, "replaced by another login"))
+
     # ---- queues and matchmaking ----
     async def _join(self, sess: Session, room_name: str, bots: bool) -> None:
         name = sess.name
@@ -363,14 +469,27 @@ class Server:
         if bots:
             if not self.config.bot_tables:
                 raise ProtocolError("no_bots", "this server does not seat bots")
-            await self._open_table(room, [name] + [await self._bot_account() for _ in range(room.players - 1)],
-                                   set(range(1, room.players)))
+            tid = secrets.token_hex(8)
+            if self.cluster is not None:  # seated in no other process, and from now on in none
+                busy = await self.cluster.seat(name, room_name, tid)
+                if busy is not None:
+                    raise ProtocolError(busy, _BUSY[busy])
+            try:
+                await self._open_table(room, [name, *BOT_NAMES[:room.players - 1]], set(range(1, room.players)), tid)
+            except BaseException:
+                if self.cluster is not None:  # the account is not seated after all
+                    await self.cluster.release(tid)
+                raise
             return
         self.waiting[name] = room_name
         if self.cluster is not None:
             won, completed = await self.storage.stats(name)
             coins = (await self.storage.balances(name))["coins"]
-            await self.cluster.join(name, room_name, coins, won, completed)
+            busy = await self.cluster.join(name, room_name, coins, won, completed)
+            if busy is not None:  # waiting or seated through another process
+                if self.waiting.get(name) == room_name:
+                    del self.waiting[name]
+                raise ProtocolError(busy, _BUSY[busy])
             sess.send({"type": "queued", "room": room_name})
             return
         if room_name in self.matchmakers:
@@ -382,13 +501,13 @@ class Server:
         sess.send({"type": "queued", "room": room_name})
         await self._match_once()
 
-    def _unqueue(self, name: str) -> None:
+    def _unqueue(self, name: str) -> "Optional[asyncio.Task[None]]":
         room = self.waiting.pop(name, None)
         if room is None:
-            return
+            return None
         if self.cluster is not None:
-            asyncio.get_running_loop().create_task(self.cluster.leave(name))
-        elif room in self.matchmakers:
+            return asyncio.get_running_loop().create_task(self.cluster.leave(name))
+        if room in self.matchmakers:
             if name in self.matchmakers[room]:
                 self.matchmakers[room].leave(name)
         else:
@@ -396,12 +515,7 @@ class Server:
                 self.queues[room].remove(name)
             except ValueError:
                 pass
-
-    async def _bot_account(self) -> str:
-        self._bot_seq += 1
-        name = f"~bot-{self.config.host_id}-{self._bot_seq}"
-        await self.storage.create_account(name, {"coins": self.config.starting_coins})
-        return name
+        return None
 
     async def _match_loop(self) -> None:
         while True:
@@ -433,7 +547,8 @@ class Server:
     async def _open_table(self, room: Room, players: List[str], bot_seats: Set[int],
                           table_id: Optional[str] = None) -> Table:
         ledger = ledger_of(room)
-        coins = [(await self.storage.balances(p))[ledger] for p in players]
+        coins = [self.bot_stake(ledger) if seat in bot_seats else (await self.storage.balances(p))[ledger]
+                 for seat, p in enumerate(players)]
         tid = table_id or secrets.token_hex(8)
         await self.storage.start_hand(tid, room.name, room.variant, players, self.config.host_id)
         t = Table(self, tid, room, players, bot_seats, coins)
@@ -453,6 +568,11 @@ class Server:
         t.start()
         return t
 
+    def bot_stake(self, ledger: str) -> int:
+        """What a server bot's seat holds for ``settle``, whatever its account's balance: a new
+        account's grant (``starting_coins`` in ``coins``, 0 in the other ledgers)."""
+        return self.config.starting_coins if ledger == "coins" else 0
+
     def table_done(self, t: Table) -> None:
         for p in t.players:
             if self.by_player.get(p) is t:
@@ -466,6 +586,8 @@ class Server:
             elif seat not in t.robots:  # away at the end: the result waits for a resume
                 self.missed[t.players[seat]] = t
         self.finished[t.id] = t
+        if self.cluster is not None:  # its players may join again, in any process
+            self.cluster.release_later(t.id)
         asyncio.get_running_loop().call_later(self.config.grace_s, self._drop_finished, t)
 
     def _drop_finished(self, t: Table) -> None:
@@ -473,6 +595,19 @@ class Server:
         for p in t.players:
             if self.missed.get(p) is t:
                 del self.missed[p]
+
+
+_BUSY = {"queued": "you already wait for a table (on this server or another of its cluster)",
+         "seated": "you are seated at a table (on this server or another of its cluster); finish or leave it first"}
+
+
+def _is_loopback(address: Any) -> bool:
+    try:
+        ip = ipaddress.ip_address(address[0])
+    except (TypeError, ValueError, IndexError):
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return (mapped or ip).is_loopback
 
 
 def _response(status: int, body: Any, ctype: str) -> Response:

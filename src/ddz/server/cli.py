@@ -1,84 +1,152 @@
-"""``ddz serve``: the command line of the table server (registered by ddz.cli)."""
+"""``ddz serve``: the command line of the table server (registered by ddz.cli).
+
+It starts, or says in one line why it cannot (a port in use, a database it cannot open or
+that another server holds) and exits 2; SIGINT and SIGTERM stop it the same way
+(``Server.stop``: the hands in play are void, every connection is closed with 1001).
+"""
 from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
+import signal
 import sys
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     sv = sub.add_parser("serve", help="run the table server and its browser client (docs/protocol.md)",
                         description="Serve tables of every variant over WebSocket (/ws) with the browser "
-                                    "client at / ; needs the server extra (pip install ddz[server]).")
-    sv.add_argument("--host", default="127.0.0.1")
-    sv.add_argument("--port", type=int, default=8000)
+                                    "client at / ; needs the server extra (pip install \".[server]\"). "
+                                    "SIGINT and SIGTERM stop it: the hands in play are void (no coin moves) "
+                                    "and the connections are closed (docs/server.md).")
+    sv.add_argument("--host", default="127.0.0.1", help="the address to listen on (default %(default)s)")
+    sv.add_argument("--port", type=int, default=8000, help="the port to listen on (default %(default)s; 0: any free)")
     sv.add_argument("--db", default="ddz-server.sqlite3",
-                    help="SQLite file (created on first start) or postgresql://user@host/db")
-    sv.add_argument("--grace", type=float, default=30.0, dest="grace_s",
-                    help="seconds a disconnected seat is kept (a bot plays it) before it is an escape")
-    sv.add_argument("--move-timeout", type=float, default=None, dest="move_timeout_s",
+                    help="SQLite file (created on first start; one server process owns it) or "
+                         "postgresql://user@host/db (default %(default)s)")
+    sv.add_argument("--grace", type=float, default=30.0, dest="grace_s", metavar="SECONDS",
+                    help="seconds a disconnected seat is kept (a bot plays it) before it is an escape "
+                         "(default %(default)s)")
+    sv.add_argument("--move-timeout", type=float, default=None, dest="move_timeout_s", metavar="SECONDS",
                     help="seconds per decision (default: the rules' move_timeout_s, 30)")
-    sv.add_argument("--starting-coins", type=int, default=10_000, dest="starting_coins")
-    sv.add_argument("--bot-delay", type=float, default=0.6, dest="bot_delay_s", help="seconds a bot waits")
+    sv.add_argument("--starting-coins", type=int, default=10_000, dest="starting_coins", metavar="N",
+                    help="the coins a new account is granted (the other ledgers start at 0; accounts made "
+                         "before keep theirs) (default %(default)s)")
+    sv.add_argument("--signup-limit", type=int, default=20, dest="signup_limit", metavar="N",
+                    help="new accounts one client address may make at once, then one every "
+                         "--signup-window / N seconds (0: no limit) (default %(default)s)")
+    sv.add_argument("--signup-window", type=float, default=3600.0, dest="signup_window_s", metavar="SECONDS",
+                    help="the time in which an address's --signup-limit comes back whole (default %(default)s)")
+    sv.add_argument("--bot-delay", type=float, default=0.6, dest="bot_delay_s", metavar="SECONDS",
+                    help="seconds a bot waits before it acts (default %(default)s)")
     sv.add_argument("--no-bot-tables", action="store_false", dest="bot_tables",
-                    help="refuse join with bots (players wait for people)")
-    sv.add_argument("--rate", type=float, default=20.0, help="messages a second a connection may send on average")
-    sv.add_argument("--burst", type=int, default=40, help="messages a connection may send at once")
+                    help="refuse join with bots, players wait for people (default: join with bots is served)")
+    sv.add_argument("--rate", type=float, default=20.0,
+                    help="messages a second a connection may send on average (default %(default)s)")
+    sv.add_argument("--burst", type=int, default=40,
+                    help="messages a connection may send at once (default %(default)s)")
+    sv.add_argument("--status", default="local", choices=("off", "local", "public"),
+                    help="who gets GET /api/status: nobody, clients on a loopback address, or anyone "
+                         "(default %(default)s)")
     sv.add_argument("--cluster", action="store_true",
-                    help="share the queue and matchmaking with other processes on the same PostgreSQL --db")
+                    help="share the queue and matchmaking with other processes on the same PostgreSQL --db "
+                         "(default: alone on the database)")
     sv.add_argument("--public-url", default=None, dest="public_url",
                     help="this process's WebSocket URL for redirects (default ws://HOST:PORT/ws)")
-    sv.add_argument("--match-interval", type=float, default=0.5, dest="match_interval_s")
-    sv.add_argument("--gc-threshold", type=int, default=None, dest="gc_threshold",
-                    help="the garbage collector's first threshold (Python's default 700): larger means "
+    sv.add_argument("--match-interval", type=float, default=0.5, dest="match_interval_s", metavar="SECONDS",
+                    help="seconds between matchmaking rounds; in cluster mode also between heartbeats "
+                         "(default %(default)s)")
+    sv.add_argument("--cluster-timeout", type=float, default=10.0, dest="cluster_dead_s", metavar="SECONDS",
+                    help="cluster mode: a process without a heartbeat for this long is gone, and the others "
+                         "void its hands and tell its players (default %(default)s)")
+    sv.add_argument("--gc-threshold", type=int, default=None, dest="gc_threshold", metavar="N",
+                    help="the garbage collector's first threshold (default: Python's, 700): larger means "
                          "fewer, longer young collections and fewer objects promoted to the full ones")
     sv.add_argument("--gc-young", type=float, default=0.25, dest="gc_young_s", metavar="SECONDS",
-                    help="collect the young generations this often (default 0.25; 0: by Python's thresholds "
-                         "only); see docs/server.md")
+                    help="collect the young generations this often (0: by Python's thresholds only; "
+                         "docs/server.md) (default %(default)s)")
     sv.add_argument("--gc-full", type=float, default=600.0, dest="gc_full_s", metavar="SECONDS",
-                    help="run a full collection this often (default 600; 0: when Python's rule says)")
+                    help="run a full collection this often (0: when Python's rule says) (default %(default)s)")
     sv.set_defaults(func=run)
+
+
+def _fail(message: str) -> int:
+    print(f"ddz serve: {message}", file=sys.stderr)
+    return 2
+
+
+def _bind_error(host: str, port: int, e: OSError) -> str:
+    """One line for a port the server cannot listen on."""
+    if e.errno == errno.EADDRINUSE:
+        why = "the address is in use (another server listens there: stop it or choose another --port)"
+    elif e.errno == errno.EACCES:
+        why = "permission denied (ports below 1024 need privileges: choose another --port)"
+    elif e.errno == errno.EADDRNOTAVAIL:
+        why = "no such address on this machine (check --host)"
+    else:
+        why = (e.strerror or str(e)).strip().splitlines()[0]
+    return f"cannot listen on {host}:{port}: {why}"
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         from .app import Server, ServerConfig
         from .gc_policy import GcPolicy
+        from .storage import StorageError, _safe_url
     except ImportError as e:  # the optional extra is missing
-        print(f"ddz serve: {e}; install the server extra: pip install 'ddz[server]'", file=sys.stderr)
-        return 2
+        return _fail(f"{e}; install the server extra: pip install \".[server]\"")
     if args.gc_threshold is not None and args.gc_threshold < 1:
-        print(f"ddz serve: --gc-threshold must be a positive number of objects, not {args.gc_threshold}",
-              file=sys.stderr)
-        return 2
+        return _fail(f"--gc-threshold must be a positive number of objects, not {args.gc_threshold}")
     if args.gc_young_s < 0 or args.gc_full_s < 0:
-        print("ddz serve: --gc-young and --gc-full are seconds ≥ 0", file=sys.stderr)
-        return 2
+        return _fail("--gc-young and --gc-full are seconds ≥ 0")
+    if args.starting_coins < 0 or args.signup_limit < 0 or args.signup_window_s <= 0:
+        return _fail("--starting-coins and --signup-limit are ≥ 0 and --signup-window is seconds > 0")
+    if args.cluster and args.cluster_dead_s < 2 * args.match_interval_s:
+        return _fail(f"--cluster-timeout ({args.cluster_dead_s:g} s) must be at least two heartbeats "
+                     f"(--match-interval {args.match_interval_s:g} s)")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     cfg = ServerConfig(db=args.db, grace_s=args.grace_s, move_timeout_s=args.move_timeout_s,
                        starting_coins=args.starting_coins, bot_delay_s=args.bot_delay_s, bot_tables=args.bot_tables,
-                       rate=args.rate, burst=args.burst, cluster=args.cluster, public_url=args.public_url, match_interval_s=args.match_interval_s)
+                       rate=args.rate, burst=args.burst, cluster=args.cluster, public_url=args.public_url,
+                       match_interval_s=args.match_interval_s, cluster_dead_s=args.cluster_dead_s,
+                       signup_limit=args.signup_limit, signup_window_s=args.signup_window_s, status=args.status)
 
     collector = GcPolicy(args.gc_young_s, args.gc_full_s, args.gc_threshold)
     try:
         srv = Server(cfg)
     except ValueError as e:  # a database URL it cannot use
-        print(f"ddz serve: {e}", file=sys.stderr)
-        return 2
+        return _fail(str(e))
 
     async def main() -> None:
+        # a start that fails is one line: not the library's lines of closing what it had bound
+        ws_log = logging.getLogger("websockets.server")
+        ws_log.setLevel(logging.WARNING)
         await srv.start(args.host, args.port)
+        ws_log.setLevel(logging.NOTSET)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):  # one way to stop, whichever signal asks
+            try:
+                loop.add_signal_handler(sig, stop.set)
+            except (NotImplementedError, RuntimeError):  # pragma: no cover - no signal handlers (Windows)
+                pass
         collector.start()
-        print(f"ddz serve: http://{args.host}:{srv.port}/ (WebSocket /ws), database {srv.storage.url}", flush=True)
+        print(f"ddz serve: http://{args.host}:{srv.port}/ (WebSocket /ws), database {_safe_url(srv.storage.url)}",
+              flush=True)
         try:
-            await asyncio.Event().wait()
+            await stop.wait()
         finally:
             collector.stop()
             await srv.stop()
+        print("ddz serve: stopped", flush=True)
 
     try:
         asyncio.run(main())
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # pragma: no cover - where signal handlers cannot be set
         pass
+    except StorageError as e:  # held by another server, or it cannot be opened
+        return _fail(str(e))
+    except OSError as e:  # binding the port: nothing else was touched
+        return _fail(_bind_error(args.host, args.port, e))
     return 0

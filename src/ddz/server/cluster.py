@@ -3,7 +3,11 @@
 Balances and records are shared through the storage already; this module shares the waiting
 queue and the matchmaking:
 
-* ``join`` puts the player in the ``cluster_queue`` table instead of a local queue.
+* ``join`` puts the player in the ``cluster_queue`` table instead of a local queue. The table
+  has one row per account, kept from the join to the end of the hand it is seated at
+  (``table_id`` set when seated; a ``join`` with bots writes it seated at once): an account
+  waits or sits in one place in the whole cluster, and a second ``join`` through any process
+  is refused (``queued`` / ``seated``) by the row's primary key.
 * One process at a time is the matchmaker: the one holding PostgreSQL advisory lock
   ``_LEADER_LOCK`` on a connection of its own. Every process tries to take it each round, so
   when the matchmaker dies (its connection closes and the lock with it) another takes over.
@@ -14,6 +18,12 @@ queue and the matchmaking:
   transaction.
 * Each process opens the tables assigned to it; a player connected to another process is
   told to go there (``redirect`` with the host's WebSocket URL), logs in there and resumes.
+* Every process writes a heartbeat each round (``cluster_hosts.seen``). One whose heartbeat
+  is older than ``ServerConfig.cluster_dead_s`` is gone: the first process to see it voids
+  its live hands (no coin moved), frees its players' rows and notes the hands in
+  ``cluster_voids``; every process then sends ``void`` to those hands' players connected to
+  it (the others are told in their next ``welcome``). A process that finds its own heartbeat
+  row gone (it was given up while its loop stood still) voids its own tables.
 """
 from __future__ import annotations
 
@@ -22,7 +32,7 @@ import json
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
 from ..rooms.matchmaking import MATCH_TIERS, Matchmaker
 
@@ -34,7 +44,7 @@ __all__ = ["Cluster"]
 log = logging.getLogger("ddz.server")
 
 _LEADER_LOCK = 7215
-_ALIVE_S = 10.0  # a host whose heartbeat is older is not given tables
+_VOIDS_KEPT_S = 600.0  # how long a dead process's void hands stay in cluster_voids for the others to tell
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS cluster_hosts (
@@ -45,6 +55,11 @@ _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS cluster_tables (
         id TEXT PRIMARY KEY, room TEXT NOT NULL, players TEXT NOT NULL, host TEXT NOT NULL,
         opened INTEGER NOT NULL, created DOUBLE PRECISION NOT NULL)""",
+    "ALTER TABLE cluster_queue ADD COLUMN IF NOT EXISTS table_id TEXT",  # NULL: waiting; else seated there
+    "CREATE INDEX IF NOT EXISTS cluster_queue_table ON cluster_queue (table_id)",
+    "CREATE INDEX IF NOT EXISTS hands_live_host ON hands (host) WHERE status = 'live'",
+    """CREATE TABLE IF NOT EXISTS cluster_voids (
+        hand_id TEXT PRIMARY KEY, players TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)""",
 ]
 
 
@@ -54,8 +69,12 @@ class Cluster:
         self.url = url              # this process's WebSocket URL, for redirects
         self.host = server.config.host_id
         self.leader = False
+        self.dead_s = server.config.cluster_dead_s
         self._lock_conn: Any = None
         self._told: Set[Tuple[str, str]] = set()  # (table, player) redirects sent
+        self._voids_seen = 0.0                      # the newest cluster_voids entry read here
+        self._voids_read: Dict[str, float] = {}     # its recent entries read (hand -> at)
+        self._releases: Set["asyncio.Task[None]"] = set()
 
     @property
     def _pool(self) -> Any:
@@ -67,42 +86,99 @@ class Cluster:
                 await c.execute("SELECT pg_advisory_xact_lock(7214)")
                 for stmt in _SCHEMA:
                     await c.execute(stmt)
-                # hands of processes that stopped (no heartbeat) are void: no coin moved
+                # hands of processes that stopped (no heartbeat, or none at all: a server that
+                # ran alone before) are void: no coin moved
+                now = time.time()
                 n = await c.fetchval(
                     "WITH v AS (UPDATE hands SET status = 'void', ended = $1 WHERE status = 'live' AND host NOT IN "
                     "(SELECT host FROM cluster_hosts WHERE seen > $2) RETURNING 1) SELECT count(*) FROM v",
-                    time.time(), time.time() - _ALIVE_S)
+                    now, now - self.dead_s)
                 if n:
                     log.warning("%d hands of stopped servers are void (no coin moved)", n)
+                self._voids_seen = now
         await self.heartbeat()
 
     async def close(self) -> None:
+        """A planned stop (the server has voided its tables first): its waiting players and
+        its heartbeat go; the players of its tables may join again."""
+        if self._releases:
+            await asyncio.gather(*self._releases, return_exceptions=True)
         if self._lock_conn is not None:
             await self._pool.release(self._lock_conn)
             self._lock_conn = None
         async with self._pool.acquire() as c:
-            await c.execute("DELETE FROM cluster_queue WHERE host = $1", self.host)
-            await c.execute("DELETE FROM cluster_hosts WHERE host = $1", self.host)
+            async with c.transaction():
+                ids = [r["id"] for r in await c.fetch(
+                    "DELETE FROM cluster_tables WHERE host = $1 AND opened = 0 RETURNING id", self.host)]
+                ids += list(self.server.tables) + list(self.server.finished)
+                await c.execute("DELETE FROM cluster_queue WHERE table_id = ANY($1::text[])", ids)
+                await c.execute("DELETE FROM cluster_queue WHERE host = $1 AND table_id IS NULL", self.host)
+                await c.execute("DELETE FROM cluster_hosts WHERE host = $1", self.host)
 
-    async def heartbeat(self) -> None:
+    async def heartbeat(self) -> bool:
+        """This process is alive. True if its row was not there (first beat, or it was given
+        up for dead)."""
         async with self._pool.acquire() as c:
-            await c.execute("INSERT INTO cluster_hosts (host, url, seen) VALUES ($1, $2, $3) "
-                            "ON CONFLICT (host) DO UPDATE SET url = $2, seen = $3", self.host, self.url, time.time())
+            return bool(await c.fetchval(
+                "INSERT INTO cluster_hosts (host, url, seen) VALUES ($1, $2, $3) "
+                "ON CONFLICT (host) DO UPDATE SET url = $2, seen = $3 RETURNING (xmax = 0)",
+                self.host, self.url, time.time()))
 
     # ---- the queue ----
-    async def join(self, name: str, room: str, coins: int, won: int, completed: int) -> None:
+    async def join(self, name: str, room: str, coins: int, won: int, completed: int) -> Optional[str]:
+        """Queues ``name`` for ``room``: None, or where the account already is in the cluster
+        (``"queued"``, ``"seated"``); two joins at once through two processes get one of each."""
+        return await self._claim(name, room, None, coins, won, completed)
+
+    async def seat(self, name: str, room: str, table_id: str) -> Optional[str]:
+        """``name`` sits at a table of this process at once (a table with bots): None, or where
+        the account already is (as ``join``)."""
+        return await self._claim(name, room, table_id, 0, 0, 0)
+
+    async def _claim(self, name: str, room: str, table_id: Optional[str], coins: int, won: int,
+                     completed: int) -> Optional[str]:
         async with self._pool.acquire() as c:
-            await c.execute("INSERT INTO cluster_queue (name, room, host, joined, coins, won, completed) "
-                            "VALUES ($1, $2, $3, $4, $5, $6, $7)", name, room, self.host, time.time(),
-                            coins, won, completed)
+            for _ in range(2):
+                if await c.fetchval(
+                        "INSERT INTO cluster_queue (name, room, host, joined, coins, won, completed, table_id) "
+                        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (name) DO NOTHING RETURNING 1",
+                        name, room, self.host, time.time(), coins, won, completed, table_id):
+                    return None
+                row = await c.fetchrow("SELECT q.table_id, h.status FROM cluster_queue q LEFT JOIN hands h "
+                                       "ON h.id = q.table_id WHERE q.name = $1", name)
+                if row is None:  # gone meanwhile: try once more
+                    continue
+                if row["table_id"] is None:
+                    return "queued"
+                if row["status"] in ("done", "void"):  # a row its table's end did not free: free it now
+                    await c.execute("DELETE FROM cluster_queue WHERE name = $1 AND table_id = $2", name,
+                                    row["table_id"])
+                    continue
+                return "seated"
+        return "queued"
 
     async def leave(self, name: str) -> None:
         async with self._pool.acquire() as c:
-            await c.execute("DELETE FROM cluster_queue WHERE name = $1", name)
+            await c.execute("DELETE FROM cluster_queue WHERE name = $1 AND table_id IS NULL", name)
+
+    async def release(self, table_id: str) -> None:
+        """The table's hand has ended: its players may join again."""
+        async with self._pool.acquire() as c:
+            await c.execute("DELETE FROM cluster_queue WHERE table_id = $1", table_id)
+
+    def release_later(self, table_id: str) -> None:
+        task = asyncio.get_running_loop().create_task(self.release(table_id))
+        self._releases.add(task)
+        task.add_done_callback(self._releases.discard)
 
     # ---- one round ----
     async def round(self) -> None:
-        await self.heartbeat()
+        if await self.heartbeat():  # its row was there since open: it was reaped
+            log.warning("%s was given up for dead by the cluster (no heartbeat for %g s): its hands are void",
+                        self.host, self.dead_s)
+            await self.server.void_tables("this server lost touch with its cluster: the hand is void, no coin moved")
+        await self._reap()
+        await self._tell_voids()
         await self._lead()
         if self.leader:
             await self._match()
@@ -124,9 +200,9 @@ class Cluster:
         async with self._pool.acquire() as c:
             async with c.transaction():
                 rows = await c.fetch("SELECT name, room, host, joined, coins, won, completed FROM cluster_queue "
-                                     "ORDER BY joined FOR UPDATE")
+                                     "WHERE table_id IS NULL ORDER BY joined FOR UPDATE")
                 alive = {r["host"]: r["url"] for r in await c.fetch(
-                    "SELECT host, url FROM cluster_hosts WHERE seen > $1", now - _ALIVE_S)}
+                    "SELECT host, url FROM cluster_hosts WHERE seen > $1", now - self.dead_s)}
                 by_room: Dict[str, List[Any]] = {}
                 for r in rows:
                     by_room.setdefault(r["room"], []).append(r)
@@ -149,10 +225,63 @@ class Cluster:
                     host_of = {e["name"]: e["host"] for e in entries}
                     for g in groups:
                         host = host_of[g[0]] if host_of[g[0]] in alive else next(iter(alive), self.host)
+                        tid = secrets.token_hex(8)
                         await c.execute("INSERT INTO cluster_tables (id, room, players, host, opened, created) "
-                                        "VALUES ($1, $2, $3, $4, 0, $5)", secrets.token_hex(8), room_name,
-                                        json.dumps(g), host, now)
-                        await c.execute("DELETE FROM cluster_queue WHERE name = ANY($1::text[])", g)
+                                        "VALUES ($1, $2, $3, $4, 0, $5)", tid, room_name, json.dumps(g), host, now)
+                        await c.execute("UPDATE cluster_queue SET table_id = $1 WHERE name = ANY($2::text[])", tid, g)
+
+    async def _reap(self) -> None:
+        """Processes whose heartbeat stopped: their live hands are void (no coin moved), their
+        players' rows are freed, and the hands are noted in ``cluster_voids`` for every process
+        to tell their players (``_tell_voids``). Concurrent reapers void each hand once (the
+        row lock of its UPDATE)."""
+        now = time.time()
+        async with self._pool.acquire() as c:
+            dead = [r["host"] for r in await c.fetch("SELECT host FROM cluster_hosts WHERE seen <= $1",
+                                                     now - self.dead_s)]
+            if not dead:
+                return
+            async with c.transaction():
+                hands = await c.fetch("UPDATE hands SET status = 'void', ended = $1 WHERE status = 'live' "
+                                      "AND host = ANY($2::text[]) RETURNING id, players", now, dead)
+                for h in hands:
+                    await c.execute("INSERT INTO cluster_voids (hand_id, players, at) VALUES ($1, $2, $3) "
+                                    "ON CONFLICT (hand_id) DO NOTHING", h["id"], h["players"], now)
+                unopened = [r["id"] for r in await c.fetch(
+                    "DELETE FROM cluster_tables WHERE host = ANY($1::text[]) AND opened = 0 RETURNING id", dead)]
+                await c.execute("DELETE FROM cluster_queue WHERE table_id = ANY($1::text[])",
+                                [h["id"] for h in hands] + unopened)
+                await c.execute("DELETE FROM cluster_queue WHERE host = ANY($1::text[]) AND table_id IS NULL", dead)
+                await c.execute("DELETE FROM cluster_hosts WHERE host = ANY($1::text[]) AND seen <= $2",
+                                dead, now - self.dead_s)
+                await c.execute("DELETE FROM cluster_voids WHERE at < $1", now - _VOIDS_KEPT_S)
+        if hands:
+            log.warning("hosts %s stopped: %d of their hands are void (no coin moved)", ", ".join(dead), len(hands))
+
+    async def _tell_voids(self) -> None:
+        """``void`` to the players connected here of hands a dead process left (once each:
+        their ``hand_players.notified`` is set, so no ``welcome`` reports them again)."""
+        srv = self.server
+        async with self._pool.acquire() as c:
+            # a reaper's entries may commit after a later one's: read a few seconds back
+            rows = await c.fetch("SELECT hand_id, players, at FROM cluster_voids WHERE at > $1 ORDER BY at",
+                                 self._voids_seen - 5.0)
+            self._voids_read = {h: at for h, at in self._voids_read.items() if at > self._voids_seen - 10.0}
+            for r in rows:
+                if r["hand_id"] in self._voids_read:
+                    continue
+                self._voids_read[r["hand_id"]] = r["at"]
+                self._voids_seen = max(self._voids_seen, r["at"])
+                here = [p for p in json.loads(r["players"]) if p in srv.sessions]
+                if not here:
+                    continue
+                told = await c.fetch("UPDATE hand_players SET notified = 1 WHERE hand_id = $1 AND notified = 0 "
+                                     "AND name = ANY($2::text[]) RETURNING name", r["hand_id"], here)
+                for t in told:
+                    sess = srv.sessions.get(t["name"])
+                    if sess is not None:
+                        sess.send({"type": "void", "table": r["hand_id"],
+                                   "message": "the server running this hand stopped: the hand is void, no coin moved"})
 
     async def _open_mine(self) -> None:
         srv = self.server

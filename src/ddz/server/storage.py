@@ -9,7 +9,14 @@ Balances live in *ledgers*: ``coins`` (CLASSIC3 rooms and TWOP coin rooms), ``tw
 (TWOP score rooms) and ``bengbu`` (BENGBU4 money). A balance changes only in
 ``finish_hand``, in one transaction with the hand's record, so a server that dies during a
 hand moves no coin for it: the hand stays ``live`` in the table until ``void_live_hands``
-marks it ``void`` at the next start, and its players are told once (``take_voids``).
+marks it ``void`` at the next start, and its players are told once (``take_voids``). A
+server that stops as planned voids its hands itself (``void_hand``).
+
+A server *claims* its database before it touches it (``claim``): a SQLite file is owned by
+one process at a time (an exclusive ``flock`` on ``FILE.lock`` beside it), a PostgreSQL
+database by one server alone or by the processes of one cluster (an advisory lock, exclusive
+or shared). A live hand is void only once its server is known to be gone: at the start of a
+server that holds the exclusive claim, or (cluster mode) when its process's heartbeats stop.
 What the system takes (CLASSIC3 rake) and pays in (TWOP's house, §2.2.8 / A21) is written to
 ``system_ledger``, so that for every ledger
 ``sum(balances) + sum(rake) - sum(house) == sum(grants)``.
@@ -17,9 +24,11 @@ What the system takes (CLASSIC3 rake) and pays in (TWOP's house, §2.2.8 / A21) 
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import hmac
 import json
+import os
 import re
 import secrets
 import sqlite3
@@ -32,6 +41,14 @@ from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 __all__ = ["LEDGERS", "Storage", "StorageError", "HandRow", "open_storage"]
 
 LEDGERS = ("coins", "twop_score", "bengbu")
+
+try:  # POSIX; elsewhere a SQLite file is not locked (docs/server.md)
+    import fcntl
+
+    def _flock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+except ImportError:  # pragma: no cover
+    _flock = None  # type: ignore[assignment]
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS accounts (
@@ -90,6 +107,11 @@ class Storage:
 
     url: str
 
+    async def claim(self, shared: bool = False) -> None:
+        """Takes this process's hold on the database, before ``open``: exclusive (a server alone
+        on it) or ``shared`` (the processes of one cluster). Raises ``StorageError`` saying who
+        holds it when another process's hold conflicts; ``close`` lets it go."""
+
     async def open(self) -> None:
         raise NotImplementedError
 
@@ -115,6 +137,18 @@ class Storage:
                                  name, ledger, g, g)
             await tx.execute("INSERT INTO stats (name, won, completed) VALUES (?, 0, 0)", name)
         return token
+
+    async def ensure_system_account(self, name: str) -> None:
+        """An account nobody can log in to (no token hashes to its empty hash) with a grant of 0
+        in every ledger, made if it does not exist yet (by any process: no error if it does)."""
+        async with self.tx() as tx:
+            await tx.execute("INSERT INTO accounts (name, token_hash, created) VALUES (?, '', ?) "
+                             "ON CONFLICT (name) DO NOTHING", name, time.time())
+            for ledger in LEDGERS:
+                await tx.execute("INSERT INTO balances (name, ledger, amount, granted) VALUES (?, ?, 0, 0) "
+                                 "ON CONFLICT (name, ledger) DO NOTHING", name, ledger)
+            await tx.execute("INSERT INTO stats (name, won, completed) VALUES (?, 0, 0) "
+                             "ON CONFLICT (name) DO NOTHING", name)
 
     async def check_token(self, name: str, token: str) -> bool:
         async with self.tx() as tx:
@@ -189,11 +223,18 @@ class Storage:
                                  time.time(), host)
         return len(rows)
 
-    async def void_hand(self, hand_id: str) -> None:
-        """One live hand is void (its table could not finish it); no coin moves."""
+    async def void_hand(self, hand_id: str, told: Sequence[str] = ()) -> bool:
+        """One live hand is void (its table could not finish it, or its server stops); no coin
+        moves. ``told``: players already told (no ``welcome`` reports it to them again).
+        False if the hand was not live."""
         async with self.tx() as tx:
+            if not await tx.fetch("SELECT 1 FROM hands WHERE id = ? AND status = 'live'", hand_id):
+                return False
             await tx.execute("UPDATE hands SET status = 'void', ended = ? WHERE id = ? AND status = 'live'",
                              time.time(), hand_id)
+            for name in told:
+                await tx.execute("UPDATE hand_players SET notified = 1 WHERE hand_id = ? AND name = ?", hand_id, name)
+        return True
 
     async def take_voids(self, name: str) -> List[str]:
         """The void hands of ``name`` not yet reported to it (reported once)."""
@@ -255,6 +296,37 @@ class SqliteStorage(Storage):
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ddz-sqlite")
         self._lock = asyncio.Lock()
         self._conn: Optional[sqlite3.Connection] = None
+        self._owner: Optional[int] = None  # the descriptor of FILE.lock while this process owns the file
+
+    async def claim(self, shared: bool = False) -> None:
+        """An exclusive ``flock`` on ``FILE.lock`` (holding this process's id), taken without
+        waiting: a SQLite file has one server, whatever ``shared`` says (a cluster needs
+        PostgreSQL). The kernel lets the lock go when the process ends, however it ends; the
+        file stays (removing it would let two processes lock two different files)."""
+        if self._path == ":memory:" or self._owner is not None or _flock is None:
+            return
+        lock = self._path + ".lock"
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise StorageError(f"cannot open the SQLite database {self._path}: {e.strerror} ({lock})") from None
+        try:
+            _flock(fd)
+        except OSError as e:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise StorageError(f"cannot lock the SQLite database {self._path}: {e.strerror}") from None
+            raise StorageError(f"the database {self._path} is in use by another server (pid {holder}, lock "
+                               f"{lock}): one process owns a SQLite file; stop it or use another --db") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._owner = fd
+
+    def _release(self) -> None:
+        if self._owner is not None:
+            os.close(self._owner)  # closing the descriptor drops the flock
+            self._owner = None
 
     async def _call(self, fn: Any) -> Any:
         conn = self._conn
@@ -269,13 +341,17 @@ class SqliteStorage(Storage):
             for stmt in _SCHEMA:
                 c.execute(stmt)
             return c
-        self._conn = await asyncio.get_running_loop().run_in_executor(self._pool, connect, None)
+        try:
+            self._conn = await asyncio.get_running_loop().run_in_executor(self._pool, connect, None)
+        except sqlite3.Error as e:  # a directory that does not exist, a file that is not a database
+            raise StorageError(f"cannot open the SQLite database {self._path}: {e}") from None
 
     async def close(self) -> None:
         if self._conn is not None:
             conn, self._conn = self._conn, None
             await asyncio.get_running_loop().run_in_executor(self._pool, lambda: conn.close())
         self._pool.shutdown(wait=True)
+        self._release()
 
     @asynccontextmanager
     async def tx(self) -> AsyncIterator[_Tx]:
@@ -292,6 +368,7 @@ class SqliteStorage(Storage):
 # ---- PostgreSQL -------------------------------------------------------------------------
 
 _PLACEHOLDER = re.compile(r"\?")
+_OWNER_LOCK = 7216  # the advisory lock of the processes using the database (7214: the schema, 7215: the matchmaker)
 
 
 def _pg(sql: str) -> str:
@@ -318,10 +395,33 @@ class PostgresStorage(Storage):
         self.url = url
         self._pool_size = pool_size
         self._pool: Any = None
+        self._owner: Any = None  # the connection holding this process's advisory lock _OWNER_LOCK
+
+    async def claim(self, shared: bool = False) -> None:
+        """Advisory lock ``_OWNER_LOCK`` on a connection of its own, exclusive for a server alone
+        on the database, shared for a cluster's processes: a lone server and a cluster (or two
+        lone servers) refuse each other. It goes with the connection, so with the process."""
+        if self._owner is not None:
+            return
+        import asyncpg
+        try:
+            conn = await asyncpg.connect(self.url)
+        except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
+            raise StorageError(f"cannot open the PostgreSQL database {_safe_url(self.url)}: {_reason(e)}") from None
+        fn = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+        if not await conn.fetchval(f"SELECT {fn}($1)", _OWNER_LOCK):
+            await conn.close()
+            raise StorageError(f"the database {_safe_url(self.url)} is in use by another server "
+                               + ("not in cluster mode: stop it, or start this one without --cluster" if shared else
+                                  "(alone, or the processes of a cluster: give --cluster to join a cluster)"))
+        self._owner = conn
 
     async def open(self) -> None:
         import asyncpg  # the optional "server" extra
-        self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self._pool_size)
+        try:
+            self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self._pool_size)
+        except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
+            raise StorageError(f"cannot open the PostgreSQL database {_safe_url(self.url)}: {_reason(e)}") from None
         async with self._pool.acquire() as c:
             # two processes starting together must not race on CREATE TABLE
             async with c.transaction():
@@ -333,6 +433,9 @@ class PostgresStorage(Storage):
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
+        if self._owner is not None:
+            conn, self._owner = self._owner, None
+            await conn.close()
 
     @asynccontextmanager
     async def tx(self) -> AsyncIterator[_Tx]:
@@ -342,6 +445,16 @@ class PostgresStorage(Storage):
 
     def pool(self) -> Any:
         return self._pool
+
+
+def _safe_url(url: str) -> str:
+    """The URL without its password (it goes to the terminal and the log)."""
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+
+
+def _reason(e: BaseException) -> str:
+    text = str(e).strip() or type(e).__name__
+    return text.splitlines()[0]
 
 
 def open_storage(url: str) -> Storage:

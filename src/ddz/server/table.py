@@ -467,6 +467,25 @@ class Table:
         self._event()
 
     # ---- the end ----
+    async def void(self, message: str) -> None:
+        """The hand ends without a result (its server stops, or its cluster gave it up): it is
+        void in the storage (no coin moves) and its seats and spectators are sent ``void``."""
+        self._cancel_timers()
+        for h in self._grace.values():
+            h.cancel()
+        self._grace.clear()
+        self.ended = True
+        self.deadline = None
+        self.result_msg = {"type": "void", "table": self.id, "message": message}
+        told = [self.players[s] for s, sess in enumerate(self.sessions) if sess is not None]
+        for sess in [x for x in self.sessions if x is not None] + list(self.spectators):
+            sess.send(self.result_msg)
+        try:
+            await self.server.storage.void_hand(self.id, told)
+        except Exception:  # the hand stays live: the next start (or the cluster) voids it
+            log.exception("table %s: storing the void hand failed", self.id)
+        self.server.table_done(self)
+
     async def _finish(self) -> None:
         g = self.game
         result = g.result

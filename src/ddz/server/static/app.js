@@ -43,7 +43,11 @@ function connect() {
     const name = localStorage.getItem("ddz-name");
     if (name) login(name);
   };
-  ws.onclose = () => { $("conn").textContent = "disconnected — reconnecting…"; setTimeout(connect, 1000); };
+  ws.onclose = (ev) => {
+    // 4001: this account logged in elsewhere; reconnecting would take it back from there, and so on
+    if (ev.code === 4001) { $("conn").textContent = "logged in elsewhere: reload the page to play here"; return; }
+    $("conn").textContent = "disconnected — reconnecting…"; setTimeout(connect, 1000);
+  };
   ws.onmessage = (ev) => handle(JSON.parse(ev.data));
 }
 
