@@ -31,6 +31,7 @@ CLIENT_TYPES: Dict[str, Dict[str, Any]] = {
     "unspectate": {"table": (str, True)},
     "tables": {},
     "ping": {},
+    "logout": {},
 }
 
 _MAX_STR = 200  # no field of a client message needs more (names, tokens, ids, "PLAY …" of 33 cards)
