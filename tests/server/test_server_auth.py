@@ -252,6 +252,28 @@ def test_the_tokens_of_before_the_tokens_table_no_longer_work(db_url, capsys):
     run(owner_back())
 
 
+def test_renewals_keep_only_the_newest_tokens(db_url):
+    """Each renewal adds a token; an account keeps the newest MAX_TOKENS, so logins in a loop
+    cannot grow the table without bound."""
+    from ddz.server.storage import MAX_TOKENS
+
+    async def main():
+        store = open_storage(db_url)
+        await store.open()
+        try:
+            first = await store.create_account("ann", {"coins": 1})
+            tokens = [(await store.issue_token("ann"))[0] for _ in range(MAX_TOKENS + 4)]
+            async with store.tx() as tx:
+                assert (await tx.fetch("SELECT COUNT(*) FROM tokens WHERE name = ?", "ann"))[0][0] == MAX_TOKENS
+            assert all([await store.check_token("ann", t) for t in tokens[-MAX_TOKENS:]])
+            assert not await store.check_token("ann", first)
+            assert await store.token_owner(tokens[-1]) == "ann" and await store.token_owner(first) is None
+            assert await store.revoke_tokens("ann") == MAX_TOKENS and not await store.check_token("ann", tokens[-1])
+        finally:
+            await store.close()
+    run(main())
+
+
 def test_serve_refuses_a_bad_origin_or_lifetime(capsys):
     assert cli_main(["serve", "--origin", "evil.example"]) == 2
     assert cli_main(["serve", "--origin", "https://a.example/path"]) == 2

@@ -35,6 +35,7 @@ __all__ = ["LEDGERS", "TOKEN_LIFETIME_S", "Storage", "StorageError", "HandRow", 
 
 LEDGERS = ("coins", "twop_score", "bengbu")
 TOKEN_LIFETIME_S = 90 * 86400.0  # how long a token works when nobody says otherwise
+MAX_TOKENS = 16  # an account's live tokens at most (each renewal adds one; the oldest go)
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS accounts (
@@ -155,8 +156,8 @@ class Storage:
     async def issue_token(self, name: str, lifetime_s: float = TOKEN_LIFETIME_S,
                           revoke_others: bool = False) -> Tuple[str, float]:
         """A new token for ``name`` and its expiry. The account's other tokens keep working until
-        their own expiry, or stop now with ``revoke_others``; tokens that expired more than
-        ``lifetime_s`` ago are dropped. Raises ``StorageError`` for an unknown account."""
+        their own expiry (the newest ``MAX_TOKENS`` of them), or stop now with ``revoke_others``;
+        tokens that expired more than ``lifetime_s`` ago are dropped. Raises ``StorageError`` for an unknown account."""
         token = secrets.token_urlsafe(24)
         now = time.time()
         async with self.tx() as tx:
@@ -168,6 +169,10 @@ class Storage:
                 await tx.execute("DELETE FROM tokens WHERE name = ? AND expires < ?", name, now - lifetime_s)
             await tx.execute("INSERT INTO tokens (hash, name, issued, expires) VALUES (?, ?, ?, ?)",
                              _hash(token), name, now, now + lifetime_s)
+            # renewals by many logins must not grow the table without bound: the newest few stay
+            await tx.execute("DELETE FROM tokens WHERE name = ? AND hash NOT IN "
+                             f"(SELECT hash FROM tokens WHERE name = ? ORDER BY issued DESC LIMIT {MAX_TOKENS})",
+                             name, name)
         return token, now + lifetime_s
 
     async def revoke_tokens(self, name: str) -> int:
