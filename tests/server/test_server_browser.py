@@ -162,6 +162,7 @@ def test_a_person_plays_a_whole_hand(browser, tmp_path, room, variant, n):
         d.get(f"http://127.0.0.1:{srv.port}/")
         d.execute_script("localStorage.clear()")
         d.get(f"http://127.0.0.1:{srv.port}/")
+        console_problems(d)  # the previous test's page (its server gone) is not this one's
         name = f"me_{variant}"
         wait_for(lambda: visible(d, "login"), what="the login form")
         d.find_element(By.ID, "name").send_keys(name)
@@ -281,7 +282,7 @@ def test_a_players_html_name_is_only_text_at_another_players_table(browser, tmp_
         d.get(base)
         d.execute_script("localStorage.clear()")
         d.get(base)
-        console_problems(d)  # what came before the page's own start is not counted
+        console_problems(d)  # the previous test's page (its server gone) is not this one's
         wait_for(lambda: visible(d, "login"), what="the login form")
         d.find_element(By.ID, "name").send_keys("victim")
         d.find_element(By.ID, "login-btn").click()
