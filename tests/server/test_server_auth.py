@@ -47,7 +47,9 @@ def _csp_ok(csp):
             and parts["base-uri"] == ["'none'"] and parts["object-src"] == ["'none'"]
             and parts["frame-ancestors"] == ["'none'"] and parts["default-src"] == ["'none'"]
             and "'unsafe-inline'" not in csp and "'unsafe-eval'" not in csp
-            and parts["require-trusted-types-for"] == ["'script'"])
+            and parts["require-trusted-types-for"] == ["'script'"]
+            and parts["connect-src"][0] == "'self'" and all(u.startswith(("ws://127.0.0.1:", "wss://127.0.0.1:"))
+                                                            for u in parts["connect-src"][1:]))
 
 
 def test_every_http_response_carries_the_security_headers(tmp_path):
@@ -69,6 +71,11 @@ def test_every_http_response_carries_the_security_headers(tmp_path):
                     assert headers["Content-Type"] == "font/woff" and body[:4] == b"wOFF"
             async with websockets.connect(f"ws://127.0.0.1:{srv.port}/ws") as ws:
                 assert _csp_ok(ws.response.headers["Content-Security-Policy"])
+            # a Host that is not a plain host name never enters the header
+            for host in ("x; script-src *", "a b", "évil"):
+                got, headers, _ = await fetch(srv.port, "/", {"Host": host})
+                assert got == 200 and _csp_ok(headers["Content-Security-Policy"]), host
+                assert "script-src *" not in headers["Content-Security-Policy"]
     run(main())
 
 

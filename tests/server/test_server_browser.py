@@ -371,3 +371,39 @@ def test_the_page_draws_its_chinese_and_card_glyphs_with_its_own_font(browser_wi
         assert custom
         assert sum(n for _, c, n in _fonts_of(d, "h1") if c) == 3  # 斗地主
         assert console_problems(d) == []
+
+
+def test_the_page_keeps_a_renewed_token_logs_out_and_takes_the_operators_token(browser, tmp_path):
+    """The page stores the token a renewal sends; its Log out ends the account's tokens and
+    brings back the login form; the token the operator issues, typed into that form, logs the
+    owner back in to the same account."""
+    d = browser
+    with ServerThread(str(tmp_path / "db.sqlite3"), token_lifetime_s=4.0, starting_coins=4242) as st:
+        srv = st.server
+        d.get(f"http://127.0.0.1:{srv.port}/")
+        d.execute_script("localStorage.clear()")
+        d.get(f"http://127.0.0.1:{srv.port}/")
+        console_problems(d)  # the previous test's page (its server gone) is not this one's
+        wait_for(lambda: visible(d, "login"), what="the login form")
+        d.find_element(By.ID, "name").send_keys("owner")
+        d.find_element(By.ID, "login-btn").click()
+        wait_for(lambda: visible(d, "lobby"), what="the lobby")
+        stored = lambda: d.execute_script("return localStorage.getItem('ddz-token:owner')")  # noqa: E731
+        first = stored()
+        assert first and st.call(srv.storage.check_token("owner", first))
+        renewed = wait_for(lambda: stored() != first and stored(), timeout=6, what="the renewed token")
+        assert st.call(srv.storage.check_token("owner", renewed))
+        d.find_element(By.ID, "logout-btn").click()
+        wait_for(lambda: visible(d, "login"), what="the login form after logging out")
+        assert "logged out" in d.find_element(By.ID, "error").text
+        assert stored() is None and not visible(d, "logout-btn")
+        assert not st.call(srv.storage.check_token("owner", renewed))
+        token, _ = st.call(srv.storage.issue_token("owner", 60.0, revoke_others=True))  # ddz serve --reset-token
+        d.find_element(By.ID, "name").clear()
+        d.find_element(By.ID, "name").send_keys("owner")
+        d.find_element(By.ID, "token").send_keys(token)
+        d.find_element(By.ID, "login-btn").click()
+        wait_for(lambda: visible(d, "lobby"), what="the lobby with the operator's token")
+        assert d.find_element(By.ID, "balance-coins").text.strip() == "coins: 4242"
+        assert d.find_element(By.ID, "token").get_attribute("value") == ""
+        assert console_problems(d) == []

@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import mimetypes
+import re
 import secrets
 import time
 import urllib.parse
@@ -590,9 +591,17 @@ def _origin_key(origin: str) -> str:
     return origin.strip().rstrip("/").lower()
 
 
+_HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
+
+
 def _secure_headers(connection: ServerConnection, request: Request, response: Response) -> None:
-    """Adds ``SECURITY_HEADERS`` to every HTTP response: files, errors and the handshake's."""
+    """Adds ``SECURITY_HEADERS`` to every HTTP response: files, errors and the handshake's.
+    ``connect-src`` also names this host's ``ws:``/``wss:`` origin, which CSP level 3 counts as
+    'self' but older browsers do not (only for a plain host name: nothing else enters a header)."""
+    host = request.headers.get("Host", "")
     for key, value in SECURITY_HEADERS:
+        if key == "Content-Security-Policy" and _HOST.fullmatch(host):
+            value = value.replace("connect-src 'self'", f"connect-src 'self' ws://{host} wss://{host}")
         if key not in response.headers:
             response.headers[key] = value
 

@@ -53,7 +53,8 @@ function connect() {
   ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
   ws.onopen = () => {
     $("conn").textContent = "connected";
-    const name = localStorage.getItem("ddz-name");
+    // st.name: a login asked for while the connection was down (or the account of the one lost)
+    const name = st.name || localStorage.getItem("ddz-name");
     if (name) login(name);
   };
   ws.onclose = () => { $("conn").textContent = "disconnected — reconnecting…"; setTimeout(connect, 1000); };
@@ -117,7 +118,7 @@ function handle(m) {
     case "logged_out": forget(st.name, m.message); break;
     case "error":
       if (m.code === "bad_token" || m.code === "token_expired") { forget(st.name, `${m.code}: ${m.message}`); break; }
-      if (m.code === "name_taken") { localStorage.removeItem("ddz-name"); show("login"); }
+      if (m.code === "name_taken") { localStorage.removeItem("ddz-name"); st.name = null; show("login"); }
       $("error").textContent = `${m.code}: ${m.message}`;
       break;
   }
