@@ -49,6 +49,7 @@ def main() -> None:
             rec.string = FAMILY.replace(" ", "-")
     names.names = [r for r in names.names if r.nameID not in (16, 17)]
     font.flavor = "woff"
+    font.recalcTimestamp = False  # the source's date: the same sources give the same file
     font.save(args.out)
     print(f"{args.out}: {len(chars)} characters, {Path(args.out).stat().st_size} bytes")
 
