@@ -361,14 +361,15 @@ def test_the_page_draws_its_chinese_and_card_glyphs_with_its_own_font(browser_wi
         d.execute_cdp_cmd("CSS.enable", {})
         chars = _page_chars()
         assert "王" in chars and "♠" in chars
-        d.execute_script("const s = document.createElement('span'); s.id = 'font-probe'; s.textContent = arguments[0];"
-                         "document.body.append(s);", chars)
+        for tag in ("span", "button"):  # buttons (cards, decisions) too: controls have fonts of their own
+            d.execute_script(f"const s = document.createElement('{tag}'); s.id = '{tag}-probe';"
+                             "s.textContent = arguments[0]; document.body.append(s);", chars)
         wait_for(lambda: d.execute_script("return document.fonts.check('16px \"ddz page CJK\"', arguments[0])"
                                           " && [...document.fonts].some((f) => f.status === 'loaded')", chars),
                  what="the page's font")
-        custom = wait_for(lambda: sum(n for _, c, n in _fonts_of(d, "#font-probe") if c) == len(chars) or None,
-                          timeout=5, what="every character drawn from the page's font")
-        assert custom
+        for probe in ("#span-probe", "#button-probe"):
+            assert wait_for(lambda: sum(n for _, c, n in _fonts_of(d, probe) if c) == len(chars) or None,
+                            timeout=5, what=f"every character of {probe} drawn from the page's font")
         assert sum(n for _, c, n in _fonts_of(d, "h1") if c) == 3  # 斗地主
         assert console_problems(d) == []
 
