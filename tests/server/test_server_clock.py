@@ -251,7 +251,7 @@ def test_server_dying_mid_hand_moves_no_coin(tmp_path):
             assert w["void_hands"] == [tid] and w["balances"] == before and "table" not in w
             c2 = await Client.connect(port)
             assert (await c2.hello("ann", token))["void_hands"] == []
-            status = await asyncio.to_thread(_status, port, f"/records/{tid}?name=ann&token={token}")
+            status = await asyncio.to_thread(_status, port, f"/records/{tid}", token)
             assert status == 409
         run(second())
     finally:
@@ -259,11 +259,12 @@ def test_server_dying_mid_hand_moves_no_coin(tmp_path):
         proc.wait(10)
 
 
-def _status(port, path):
+def _status(port, path, token):
     import urllib.error
     import urllib.request
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"Bearer {token}"})
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=10) as r:
             return r.status
     except urllib.error.HTTPError as e:
         return e.code

@@ -25,17 +25,20 @@ def run(coro):
     return asyncio.run(asyncio.wait_for(coro, 90))
 
 
-def _get(port, path):
+def _get(port, path, token=None):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}",
+                                 headers={"Authorization": f"Bearer {token}"} if token else {})
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=10) as r:
             return r.status, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
 
 
-async def get(port, path):
-    """An HTTP GET from another thread (the server runs in this thread's event loop)."""
-    return await asyncio.to_thread(_get, port, path)
+async def get(port, path, token=None):
+    """An HTTP GET from another thread (the server runs in this thread's event loop); ``token``
+    goes in the Authorization header."""
+    return await asyncio.to_thread(_get, port, path, token)
 
 
 @pytest.mark.parametrize("room,names", [("novice", ["ann", "bob", "cat"]), ("score", ["dan", "eve"]),
@@ -74,9 +77,11 @@ def test_whole_hand_matched_players(tmp_path, room, names):
             assert (await get(srv.port, f"/records/{tid}"))[0] == 403
             outsider = await Client.connect(srv.port)
             await outsider.hello("zed")
-            assert (await get(srv.port, f"/records/{tid}?name=zed&token={outsider.token}"))[0] == 404
-            assert (await get(srv.port, f"/records/{tid}?name={cs[0].name}&token=wrong"))[0] == 403
-            status, body = await get(srv.port, f"/records/{tid}?name={cs[0].name}&token={cs[0].token}")
+            assert (await get(srv.port, f"/records/{tid}", outsider.token))[0] == 404
+            assert (await get(srv.port, f"/records/{tid}", "wrong"))[0] == 403
+            # a token in the URL is refused, even a good one
+            assert (await get(srv.port, f"/records/{tid}?name={cs[0].name}&token={cs[0].token}"))[0] == 400
+            status, body = await get(srv.port, f"/records/{tid}", cs[0].token)
             assert status == 200
             record = body.decode()
             assert replays(record, r["result"])

@@ -11,6 +11,7 @@ import ipaddress
 import json
 import logging
 import mimetypes
+import re
 import secrets
 import time
 import urllib.parse
@@ -28,7 +29,7 @@ from ..rooms.matchmaking import MATCH_TIERS, Matchmaker
 from ..rooms.room import ROOMS, Room
 from .health import GcPauses, LoopLag
 from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse
-from .storage import PostgresStorage, Storage, StorageError, open_storage
+from .storage import TOKEN_LIFETIME_S, PostgresStorage, Storage, StorageError, open_storage
 from .table import Table, ledger_of, rules_for
 
 __all__ = ["Server", "ServerConfig", "Session", "BOT_NAMES", "CLOSE_REPLACED", "STATUS_MODES"]
@@ -40,6 +41,18 @@ _MAX_BUFFERED = 1 << 20  # bytes written to a connection and not yet taken by it
 BOT_NAMES = ("~bot-1", "~bot-2", "~bot-3")
 CLOSE_REPLACED = 4001  # the close code of a connection whose account logged in on another one
 STATUS_MODES = ("off", "local", "public")  # who is answered GET /api/status
+# Sent with every HTTP response. The page is its own files only: no inline script or style, no
+# string-to-HTML sinks (Trusted Types: an innerHTML assignment throws), no <base>, no plugins,
+# not framed; its WebSocket and record downloads go to this server only.
+SECURITY_HEADERS = (
+    ("Content-Security-Policy",
+     "default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; img-src 'self'; "
+     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'; "
+     "require-trusted-types-for 'script'; trusted-types 'none'"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("X-Frame-Options", "DENY"),
+)
 
 
 @dataclass
@@ -60,6 +73,11 @@ class ServerConfig:
     at once, then one more every ``signup_window_s / signup_limit`` seconds (either 0: no limit).
     ``status``: who gets ``GET /api/status``: ``"off"`` (nobody), ``"local"`` (clients on a
     loopback address) or ``"public"``.
+    ``origins``: the browser origins (``https://ddz.example``) whose pages may open a WebSocket;
+    empty: only the server's own, the origin whose host is the request's ``Host``. A handshake
+    without ``Origin`` (programs, not browsers) is always allowed. ``token_lifetime_s``: how long
+    a token works; a connection's token is renewed (a ``token`` message) once a quarter of its
+    lifetime has passed.
     """
     db: str = "ddz-server.sqlite3"
     move_timeout_s: Optional[float] = None
@@ -77,6 +95,8 @@ class ServerConfig:
     host_id: str = field(default_factory=lambda: "host-" + secrets.token_hex(4))
     cluster: bool = False              # share the queue with other processes on one PostgreSQL
     public_url: Optional[str] = None   # this process's WebSocket URL for redirects (cluster mode)
+    origins: Tuple[str, ...] = ()      # browser origins allowed to open /ws; empty: the server's own
+    token_lifetime_s: float = TOKEN_LIFETIME_S
     rooms: Tuple[str, ...] = ("novice", "intermediate", "advanced", "score", "coin_junior", "bengbu", "bengbu_300")
     cluster_dead_s: float = 10.0
     signup_limit: int = 20
@@ -127,6 +147,9 @@ class Session:
         self.version = PROTOCOL_VERSION          # what hello asked for (1: whole observations, no deltas)
         self.limiter = RateLimiter(server.config.rate, server.config.burst)
         self.closed = False                      # nothing more is sent to it, nothing more read from it
+        self.token: Optional[str] = None          # the token it logged in with (or was renewed to)
+        self.token_expires = 0.0
+        self.renewal: Optional[asyncio.TimerHandle] = None
 
     def send(self, msg: Dict[str, Any]) -> None:
         """Writes ``msg`` to the connection now, in order. Through ``broadcast`` (to this one
@@ -165,6 +188,7 @@ class Server:
             for r, room in self.rooms.items() if room.variant == "classic" and r in MATCH_TIERS}
         self.waiting: Dict[str, str] = {}          # player -> room it waits for
         self.sessions: Dict[str, Session] = {}     # player -> its latest connection
+        self.connections: Set[Session] = set()     # every open connection (logout closes all of an account's)
         self._ws_server: Any = None
         self._match_task: Optional["asyncio.Task[None]"] = None
         self.port: Optional[int] = None
@@ -182,6 +206,7 @@ class Server:
             raise StorageError("cluster mode needs a PostgreSQL database (--db postgresql://…)")
         self._ws_server = await serve(self._handle, host, port, process_request=self._http,
                                       max_size=self.config.hard_max_bytes, ping_interval=20, ping_timeout=20,
+                                      process_response=_secure_headers,
                                       compression=None,  # deflate costs more CPU than the small frames save
                                       start_serving=False)  # bound, not yet accepting: the database comes first
         self.port = self._ws_server.sockets[0].getsockname()[1]
@@ -245,7 +270,7 @@ class Server:
         url = urllib.parse.urlsplit(request.path)
         path = url.path
         if path == "/ws":
-            return None
+            return self._check_origin(request)
         if path == "/api/status" and self._status_allowed(connection):
             status = {"host": self.config.host_id, "tables": len(self.tables), "connections": len(self.sessions),
                       "matchmaker": self.cluster.leader if self.cluster is not None else True,
@@ -254,7 +279,7 @@ class Server:
         if path == "/api/rooms":
             return _response(200, json.dumps(self.room_list(), ensure_ascii=False), "application/json")
         if path.startswith("/records/"):
-            return await self._record(path[len("/records/"):], urllib.parse.parse_qs(url.query))
+            return await self._record(path[len("/records/"):], urllib.parse.parse_qs(url.query), request.headers)
         if path == "/":
             path = "/index.html"
         f = (STATIC / path.lstrip("/")).resolve()
@@ -270,12 +295,35 @@ class Server:
             return True
         return self.config.status == "local" and _is_loopback(connection.remote_address)
 
-    async def _record(self, hand_id: str, query: Dict[str, List[str]]) -> Response:
-        """``GET /records/<hand>?name=…&token=…``: the hand's ``ddz-game`` record, for its
-        players only and only once it has ended (it holds every hidden card)."""
-        name, token = (query.get("name") or [""])[0], (query.get("token") or [""])[0]
-        if not name or not token or not await self.storage.check_token(name, token):
-            return _response(403, "give your name and token\n", "text/plain")
+    def _check_origin(self, request: Request) -> Optional[Response]:
+        """A browser's handshake (it sends ``Origin``) is accepted only from an allowed origin,
+        so that another site's page cannot use the server in its visitors' name; programs send
+        no ``Origin`` and are served."""
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return None
+        allowed = self.config.origins
+        if allowed:
+            ok = _origin_key(origin) in {_origin_key(o) for o in allowed}
+        else:  # the server's own: the page came from the host the browser asks for
+            host = request.headers.get("Host", "")
+            ok = _origin_key(origin) in (f"http://{host.lower()}", f"https://{host.lower()}")
+        if ok:
+            return None
+        log.warning("WebSocket handshake from origin %.80r refused", origin)
+        return _response(403, "this server does not accept WebSocket connections from that origin\n", "text/plain")
+
+    async def _record(self, hand_id: str, query: Dict[str, List[str]], headers: Headers) -> Response:
+        """``GET /records/<hand>`` with ``Authorization: Bearer <token>``: the hand's ``ddz-game``
+        record, for its players only and only once it has ended (it holds every hidden card).
+        A token in the URL (which lands in logs and histories) is refused."""
+        if "token" in query or "name" in query:
+            return _response(400, "credentials go in the Authorization header (Bearer token), not the URL\n",
+                             "text/plain")
+        scheme, _, token = headers.get("Authorization", "").partition(" ")
+        name = await self.storage.token_owner(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+        if name is None:
+            return _response(403, "send your token: Authorization: Bearer <token>\n", "text/plain")
         row = await self.storage.hand(hand_id)
         if row is None or name not in row.players:
             return _response(404, "no such hand of yours\n", "text/plain")
@@ -297,9 +345,10 @@ class Server:
     # ---- connections ----
     async def _handle(self, ws: ServerConnection) -> None:
         sess = Session(self, ws)
+        self.connections.add(sess)
         try:
             async for frame in ws:
-                if sess.closed:  # replaced by another login (or not reading): nothing more it sends counts
+                if sess.closed:  # replaced, logged out or let go: nothing more it sends counts
                     break
                 if not sess.limiter.allow():
                     sess.send(error("rate_limited", f"more than {self.config.rate:g} messages a second; "
@@ -314,6 +363,9 @@ class Server:
             pass
         finally:
             sess.closed = True
+            self.connections.discard(sess)
+            if sess.renewal is not None:
+                sess.renewal.cancel()
             self._gone(sess)
 
     def _gone(self, sess: Session) -> None:
@@ -359,7 +411,9 @@ class Server:
             sess.watching.discard(msg["table"])
             sess.send({"type": "unspectated", "table": msg["table"]})
             return
-        if kind == "balances":
+        if kind == "logout":
+            await self._logout(sess.name)
+        elif kind == "balances":
             sess.send({"type": "balances", "balances": await self.storage.balances(sess.name)})
         elif kind == "join":
             await self._join(sess, msg["room"], bool(msg.get("bots", False)))
@@ -407,10 +461,23 @@ class Server:
             raise ProtocolError("bad_name", "a name is 1 to 24 characters and does not start with '~'")
         token = msg.get("token")
         fresh = None
+        lifetime = self.config.token_lifetime_s
         if token is None:
-            fresh = await self._sign_up(sess, name)
-        elif not await self.storage.check_token(name, token):
-            raise ProtocolError("bad_token", f"wrong token for {name!r}")
+            fresh = token = await self._sign_up(sess, name, lifetime)
+            expires = time.time() + lifetime
+        else:
+            expiry = await self.storage.token_expiry(name, token)
+            if expiry is None:
+                raise ProtocolError("bad_token", f"wrong or revoked token for {name!r} (a lost token: the "
+                                    "server's operator issues a new one)")
+            if expiry <= time.time():
+                raise ProtocolError("token_expired", f"the token of {name!r} has expired; the name stays its "
+                                    "owner's: the server's operator issues a new token")
+            expires = expiry
+            if expires - time.time() < 0.75 * lifetime:  # a quarter of its life gone: a fresh one
+                fresh, expires = await self.storage.issue_token(name, lifetime)
+                token = fresh
+        sess.token, sess.token_expires = token, expires
         old = self.sessions.get(name)
         sess.name = name
         sess.version = version
@@ -420,7 +487,7 @@ class Server:
         voids = await self.storage.take_voids(name)
         out: Dict[str, Any] = {"type": "welcome", "v": PROTOCOL_VERSION, "name": name,
                                "balances": await self.storage.balances(name), "rooms": self.room_list(),
-                               "void_hands": voids, "now": time.time()}
+                               "void_hands": voids, "now": time.time(), "token_expires": expires}
         if fresh is not None:
             out["token"] = fresh
         t = self.by_player.get(name)
@@ -431,9 +498,52 @@ class Server:
             out["table"] = {"table": t.id, "seat": seat, "seat_token": t.tokens[seat], "seq": t.seq,
                             "over": t.ended}
         sess.send(out)
+        self._plan_renewal(sess)
 
-    async def _sign_up(self, sess: Session, name: str) -> str:
-        """A new account with the grant (``starting_coins``), within the address's signup limit."""
+    # ---- tokens ----
+    def _plan_renewal(self, sess: Session) -> None:
+        """Renews the connection's token when a quarter of its lifetime has passed (so that an
+        account in use never expires): a ``token`` message with the new one."""
+        due = sess.token_expires - 0.75 * self.config.token_lifetime_s - time.time()
+        loop = asyncio.get_running_loop()
+        sess.renewal = loop.call_later(max(due, 0.0), lambda: loop.create_task(self._renew(sess)))
+
+    async def _renew(self, sess: Session) -> None:
+        name, token = sess.name, sess.token
+        if sess.closed or name is None or token is None:
+            return
+        try:
+            if not await self.storage.check_token(name, token):  # revoked meanwhile (another process, the operator)
+                self._close_logged_out(sess, "this account's token was revoked")
+                return
+            fresh, expires = await self.storage.issue_token(name, self.config.token_lifetime_s)
+        except Exception:  # pragma: no cover - the database is away: try again later
+            log.exception("renewing the token of %r failed", name)
+            sess.renewal = asyncio.get_running_loop().call_later(
+                60.0, lambda: asyncio.get_running_loop().create_task(self._renew(sess)))
+            return
+        if sess.closed:
+            return
+        sess.token, sess.token_expires = fresh, expires
+        sess.send({"type": "token", "token": fresh, "expires": expires})
+        self._plan_renewal(sess)
+
+    async def _logout(self, name: str) -> None:
+        """Every token of ``name`` stops working; each of its connections is told and closed."""
+        await self.storage.revoke_tokens(name)
+        for other in [c for c in self.connections if c.name == name]:
+            self._close_logged_out(other, "logged out: this account's tokens no longer work")
+
+    def _close_logged_out(self, sess: Session, why: str) -> None:
+        sess.send({"type": "logged_out", "message": why})
+        sess.closed = True
+        if sess.renewal is not None:
+            sess.renewal.cancel()
+        asyncio.get_running_loop().create_task(sess.ws.close(1000, "logged out"))
+
+    async def _sign_up(self, sess: Session, name: str, lifetime: float) -> str:
+        """A new account with the grant (``starting_coins``), within the address's signup limit;
+        its first token works for ``lifetime`` seconds."""
         addr = (sess.ws.remote_address or ("?",))[0]
         now = time.monotonic()
         wait = self.signups.wait(addr, now)
@@ -441,7 +551,7 @@ class Server:
             raise ProtocolError("signup_limited", f"too many new accounts from your address: the next in "
                                 f"{max(1, round(wait))} s (log in to an account you have with its token)")
         try:
-            token = await self.storage.create_account(name, {"coins": self.config.starting_coins})
+            token = await self.storage.create_account(name, {"coins": self.config.starting_coins}, lifetime)
         except StorageError:
             raise ProtocolError("name_taken", f"the name {name!r} is taken: give its token") from None
         self.signups.take(addr, now)
@@ -610,9 +720,29 @@ def _is_loopback(address: Any) -> bool:
     return (mapped or ip).is_loopback
 
 
+def _origin_key(origin: str) -> str:
+    """An origin compared as browsers send it: scheme and host lower case, no trailing slash."""
+    return origin.strip().rstrip("/").lower()
+
+
+_HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
+
+
+def _secure_headers(connection: ServerConnection, request: Request, response: Response) -> None:
+    """Adds ``SECURITY_HEADERS`` to every HTTP response: files, errors and the handshake's.
+    ``connect-src`` also names this host's ``ws:``/``wss:`` origin, which CSP level 3 counts as
+    'self' but older browsers do not (only for a plain host name: nothing else enters a header)."""
+    host = request.headers.get("Host", "")
+    for key, value in SECURITY_HEADERS:
+        if key == "Content-Security-Policy" and _HOST.fullmatch(host):
+            value = value.replace("connect-src 'self'", f"connect-src 'self' ws://{host} wss://{host}")
+        if key not in response.headers:
+            response.headers[key] = value
+
+
 def _response(status: int, body: Any, ctype: str) -> Response:
     data = body.encode() if isinstance(body, str) else body
-    reason = {200: "OK", 403: "Forbidden", 404: "Not Found", 409: "Conflict"}.get(status, "")
+    reason = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 409: "Conflict"}.get(status, "")
     headers = Headers([("Content-Type", ctype + ("; charset=utf-8" if ctype.startswith(("text/", "application/json"))
                                                    or ctype.endswith("javascript") else "")),
                        ("Content-Length", str(len(data))), ("Cache-Control", "no-store")])

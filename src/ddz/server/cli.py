@@ -60,6 +60,16 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.add_argument("--cluster-timeout", type=float, default=10.0, dest="cluster_dead_s", metavar="SECONDS",
                     help="cluster mode: a process without a heartbeat for this long is gone, and the others "
                          "void its hands and tell its players (default %(default)s)")
+    sv.add_argument("--origin", action="append", default=[], dest="origins", metavar="URL",
+                    help="a browser origin (https://ddz.example) whose pages may open the WebSocket; repeat for "
+                         "more (default: the server's own, the request's Host); clients that send no Origin "
+                         "(programs) are always served")
+    sv.add_argument("--token-days", type=float, default=90.0, dest="token_days", metavar="DAYS",
+                    help="days a token works (default %(default)s); a connection's token is renewed once a "
+                         "quarter of that has passed")
+    sv.add_argument("--reset-token", default=None, dest="reset_token", metavar="NAME",
+                    help="do not serve: revoke every token of the account NAME in --db, print a new one and exit "
+                         "(for an owner whose token was lost, expired or logged out; default: serve)")
     sv.add_argument("--gc-threshold", type=int, default=None, dest="gc_threshold", metavar="N",
                     help="the garbage collector's first threshold (default: Python's, 700): larger means "
                          "fewer, longer young collections and fewer objects promoted to the full ones")
@@ -105,12 +115,21 @@ def run(args: argparse.Namespace) -> int:
     if args.cluster and args.cluster_dead_s < 2 * args.match_interval_s:
         return _fail(f"--cluster-timeout ({args.cluster_dead_s:g} s) must be at least two heartbeats "
                      f"(--match-interval {args.match_interval_s:g} s)")
+    if not args.token_days > 0:
+        return _fail(f"--token-days must be a positive number of days, not {args.token_days}")
+    if args.reset_token is not None:
+        return _reset_token(args.db, args.reset_token, args.token_days * 86400.0)
+    for o in args.origins:
+        if not o.startswith(("http://", "https://")) or o.rstrip("/").count("/") != 2:
+            return _fail(f"--origin takes an origin such as https://ddz.example:8443, not {o!r}")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     cfg = ServerConfig(db=args.db, grace_s=args.grace_s, move_timeout_s=args.move_timeout_s,
                        starting_coins=args.starting_coins, bot_delay_s=args.bot_delay_s, bot_tables=args.bot_tables,
                        rate=args.rate, burst=args.burst, cluster=args.cluster, public_url=args.public_url,
                        match_interval_s=args.match_interval_s, cluster_dead_s=args.cluster_dead_s,
                        signup_limit=args.signup_limit, signup_window_s=args.signup_window_s, status=args.status)
+    cfg.origins = tuple(args.origins)
+    cfg.token_lifetime_s = args.token_days * 86400.0
 
     collector = GcPolicy(args.gc_young_s, args.gc_full_s, args.gc_threshold)
     try:
@@ -149,4 +168,27 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(e))
     except OSError as e:  # binding the port: nothing else was touched
         return _fail(_bind_error(args.host, args.port, e))
+    return 0
+
+
+def _reset_token(db: str, name: str, lifetime_s: float) -> int:
+    """``ddz serve --reset-token NAME``: a new token for NAME, every old one revoked. The server
+    may be running: its connections logged in with a revoked token are closed at their next
+    renewal; the owner logs in with the new token (the page: its login form's token field)."""
+    from .storage import StorageError, open_storage
+
+    async def reset() -> str:
+        store = open_storage(db)
+        await store.open()
+        try:
+            token, _ = await store.issue_token(name, lifetime_s, revoke_others=True)
+            return token
+        finally:
+            await store.close()
+    try:
+        token = asyncio.run(reset())
+    except StorageError as e:
+        print(f"ddz serve: {e}", file=sys.stderr)
+        return 2
+    print(token)
     return 0

@@ -31,6 +31,7 @@ CLIENT_TYPES: Dict[str, Dict[str, Any]] = {
     "unspectate": {"table": (str, True)},
     "tables": {},
     "ping": {},
+    "logout": {},
 }
 
 _MAX_STR = 200  # no field of a client message needs more (names, tokens, ids, "PLAY …" of 33 cards)
@@ -162,8 +163,8 @@ class SeatView:
     the same seat to act on the same decision (another seat's ``ESCAPE`` in CLASSIC3, where a
     bot plays on), while the seat's action is on the wire. Answering that view would answer
     one decision twice, the second time on a view behind the table, and the server would judge
-    the second action against whatever decision the seat faces when it arrives (issue #14's
-    soak: 13 such refusals). So after ``acted`` the seat has nothing to decide until its action
+    the second action against whatever decision the seat faces when it arrives (a soak
+    run: 13 such refusals). So after ``acted`` the seat has nothing to decide until its action
     is answered: the history shows an action of the seat's own after that point (its action
     applied, or the clock's default for it), or the action was refused."""
 

@@ -5,6 +5,9 @@ start; ``sqlite:///path`` or a plain path) and PostgreSQL (``postgresql://…``,
 asyncpg). Both run the same SQL; the only difference is how a statement reaches the
 database, so the same tests cover both.
 
+An account is its name; what proves it is a token, of which only the SHA-256 is stored (table
+``tokens``), each with its expiry; revoking or expiring tokens never removes the account.
+
 Balances live in *ledgers*: ``coins`` (CLASSIC3 rooms and TWOP coin rooms), ``twop_score``
 (TWOP score rooms) and ``bengbu`` (BENGBU4 money). A balance changes only in
 ``finish_hand``, in one transaction with the hand's record, so a server that dies during a
@@ -26,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import hashlib
-import hmac
 import json
 import os
 import re
@@ -38,9 +40,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 
-__all__ = ["LEDGERS", "Storage", "StorageError", "HandRow", "open_storage"]
+__all__ = ["LEDGERS", "TOKEN_LIFETIME_S", "Storage", "StorageError", "HandRow", "open_storage"]
 
 LEDGERS = ("coins", "twop_score", "bengbu")
+TOKEN_LIFETIME_S = 90 * 86400.0  # how long a token works when nobody says otherwise
+MAX_TOKENS = 16  # an account's live tokens at most (each renewal adds one; the oldest go)
 
 try:  # POSIX; elsewhere a SQLite file is not locked (docs/server.md)
     import fcntl
@@ -68,6 +72,16 @@ _SCHEMA = [
     "CREATE INDEX IF NOT EXISTS hand_players_name ON hand_players (name)",
     """CREATE TABLE IF NOT EXISTS system_ledger (
         hand_id TEXT NOT NULL, account TEXT NOT NULL, ledger TEXT NOT NULL, amount BIGINT NOT NULL)""",
+    # an account's tokens (their SHA-256), each with its expiry; an account may hold several
+    # (a renewed token works until its own expiry beside its successor)
+    """CREATE TABLE IF NOT EXISTS tokens (
+        hash TEXT PRIMARY KEY, name TEXT NOT NULL, issued DOUBLE PRECISION NOT NULL,
+        expires DOUBLE PRECISION NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS tokens_name ON tokens (name)",
+    # accounts.token_hash held the one token of an account before the tokens table; such a token
+    # may have been read by a page's injected script, so it is wiped and never checked: its owner
+    # gets a new token from the operator (``ddz serve --reset-token NAME``)
+    "UPDATE accounts SET token_hash = '' WHERE token_hash <> ''",
 ]
 
 
@@ -121,16 +135,19 @@ class Storage:
     def tx(self) -> Any:  # an async context manager yielding a _Tx
         raise NotImplementedError
 
-    # ---- accounts ----
-    async def create_account(self, name: str, grants: Dict[str, int]) -> str:
-        """A new account with its starting grant per ledger; returns its secret token.
-        Raises ``StorageError`` if the name is taken."""
+    # ---- accounts and their tokens ----
+    async def create_account(self, name: str, grants: Dict[str, int],
+                             lifetime_s: float = TOKEN_LIFETIME_S) -> str:
+        """A new account with its starting grant per ledger; returns its secret token (valid for
+        ``lifetime_s`` seconds). Raises ``StorageError`` if the name is taken."""
         token = secrets.token_urlsafe(24)
+        now = time.time()
         async with self.tx() as tx:
             if await tx.fetch("SELECT 1 FROM accounts WHERE name = ?", name):
                 raise StorageError(f"the name {name!r} is taken")
-            await tx.execute("INSERT INTO accounts (name, token_hash, created) VALUES (?, ?, ?)",
-                             name, _hash(token), time.time())
+            await tx.execute("INSERT INTO accounts (name, token_hash, created) VALUES (?, '', ?)", name, now)
+            await tx.execute("INSERT INTO tokens (hash, name, issued, expires) VALUES (?, ?, ?, ?)",
+                             _hash(token), name, now, now + lifetime_s)
             for ledger in LEDGERS:
                 g = int(grants.get(ledger, 0))
                 await tx.execute("INSERT INTO balances (name, ledger, amount, granted) VALUES (?, ?, ?, ?)",
@@ -150,10 +167,55 @@ class Storage:
             await tx.execute("INSERT INTO stats (name, won, completed) VALUES (?, 0, 0) "
                              "ON CONFLICT (name) DO NOTHING", name)
 
-    async def check_token(self, name: str, token: str) -> bool:
+    async def token_expiry(self, name: str, token: str) -> Optional[float]:
+        """When ``token`` of ``name`` expires (Unix seconds; it may have passed), or None if it
+        is not a token of that account (never was, revoked, or long expired)."""
         async with self.tx() as tx:
-            rows = await tx.fetch("SELECT token_hash FROM accounts WHERE name = ?", name)
-        return bool(rows) and hmac.compare_digest(rows[0][0], _hash(token))
+            rows = await tx.fetch("SELECT name, expires FROM tokens WHERE hash = ?", _hash(token))
+        if not rows or rows[0][0] != name:
+            return None
+        return float(rows[0][1])
+
+    async def check_token(self, name: str, token: str) -> bool:
+        """``token`` is a token of ``name`` and has not expired."""
+        expires = await self.token_expiry(name, token)
+        return expires is not None and expires > time.time()
+
+    async def token_owner(self, token: str) -> Optional[str]:
+        """The account of an unexpired ``token``, or None."""
+        async with self.tx() as tx:
+            rows = await tx.fetch("SELECT name FROM tokens WHERE hash = ? AND expires > ?", _hash(token), time.time())
+        return str(rows[0][0]) if rows else None
+
+    async def issue_token(self, name: str, lifetime_s: float = TOKEN_LIFETIME_S,
+                          revoke_others: bool = False) -> Tuple[str, float]:
+        """A new token for ``name`` and its expiry. The account's other tokens keep working until
+        their own expiry (the newest ``MAX_TOKENS`` of them), or stop now with ``revoke_others``;
+        tokens that expired more than ``lifetime_s`` ago are dropped. Raises ``StorageError`` for an unknown account."""
+        token = secrets.token_urlsafe(24)
+        now = time.time()
+        async with self.tx() as tx:
+            if not await tx.fetch("SELECT 1 FROM accounts WHERE name = ?", name):
+                raise StorageError(f"no account {name!r}")
+            if revoke_others:
+                await tx.execute("DELETE FROM tokens WHERE name = ?", name)
+            else:
+                await tx.execute("DELETE FROM tokens WHERE name = ? AND expires < ?", name, now - lifetime_s)
+            await tx.execute("INSERT INTO tokens (hash, name, issued, expires) VALUES (?, ?, ?, ?)",
+                             _hash(token), name, now, now + lifetime_s)
+            # renewals by many logins must not grow the table without bound: the newest few stay
+            await tx.execute("DELETE FROM tokens WHERE name = ? AND hash NOT IN "
+                             f"(SELECT hash FROM tokens WHERE name = ? ORDER BY issued DESC LIMIT {MAX_TOKENS})",
+                             name, name)
+        return token, now + lifetime_s
+
+    async def revoke_tokens(self, name: str) -> int:
+        """Every token of ``name`` stops working (the account and its balances stay). Returns
+        how many were revoked."""
+        async with self.tx() as tx:
+            rows = await tx.fetch("SELECT hash FROM tokens WHERE name = ?", name)
+            await tx.execute("DELETE FROM tokens WHERE name = ?", name)
+        return len(rows)
 
     async def account_exists(self, name: str) -> bool:
         async with self.tx() as tx:

@@ -1,8 +1,21 @@
 // ddz browser client: plain JavaScript over the version-2 protocol (docs/protocol.md): a snapshot
 // (obs) on joining or resuming a table, then deltas (new history entries and changed fields).
+// Every piece of text from a message (names above all: a player chooses them) goes into the page
+// as text, through el() / textContent, never as HTML; the server's Content-Security-Policy makes
+// any innerHTML assignment throw (Trusted Types), so a mistake here fails loudly.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+// An element with properties (className, id, textContent, dataset entries, onclick) and children
+// (nodes, or strings, which become text nodes).
+function el(tag, props, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props || {})) {
+    if (k === "dataset") Object.assign(e.dataset, v); else e[k] = v;
+  }
+  e.append(...children);
+  return e;
+}
 const VARIANT = { classic: "CLASSIC3", two_player: "TWOP", bengbu: "BENGBU4" };
 const SUIT = { s: "♠", h: "♥", c: "♣", d: "♦" };
 const LABEL = {  // decision tokens (docs/rules.md §1) as buttons
@@ -14,7 +27,7 @@ const LABEL = {  // decision tokens (docs/rules.md §1) as buttons
 
 let ws = null;
 const st = { name: null, token: null, table: null, seat: null, seatToken: null, obs: null, msg: null,
-             info: null, offset: 0, selected: new Set(), lastSeq: 0,
+             info: null, offset: 0, selected: new Set(), lastSeq: 0, record: null,
              sentAt: null };  // the history length when this seat's action was sent, until it is answered
 const VERSION = 2;
 
@@ -40,7 +53,8 @@ function connect() {
   ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
   ws.onopen = () => {
     $("conn").textContent = "connected";
-    const name = localStorage.getItem("ddz-name");
+    // st.name: a login asked for while the connection was down (or the account of the one lost)
+    const name = st.name || localStorage.getItem("ddz-name");
     if (name) login(name);
   };
   ws.onclose = (ev) => {
@@ -51,10 +65,21 @@ function connect() {
   ws.onmessage = (ev) => handle(JSON.parse(ev.data));
 }
 
-function login(name) {
+// typed: a token the server's operator gave (a lost, expired or logged-out one replaced)
+function login(name, typed) {
   st.name = name;
+  if (typed) localStorage.setItem("ddz-token:" + name, typed);
   const token = localStorage.getItem("ddz-token:" + name);
   send(token ? { type: "hello", v: VERSION, name, token } : { type: "hello", v: VERSION, name });
+}
+
+function forget(name, why) {  // this browser's token for name no longer works
+  localStorage.removeItem("ddz-token:" + name);
+  localStorage.removeItem("ddz-name");
+  Object.assign(st, { name: null, token: null });
+  $("who").textContent = ""; $("logout-btn").classList.add("hidden");
+  $("error").textContent = why;
+  show("login");
 }
 
 function handle(m) {
@@ -63,7 +88,7 @@ function handle(m) {
       if (m.token) localStorage.setItem("ddz-token:" + m.name, m.token);
       localStorage.setItem("ddz-name", m.name);
       st.token = localStorage.getItem("ddz-token:" + m.name);
-      $("who").textContent = m.name;
+      $("who").textContent = m.name; $("logout-btn").classList.remove("hidden"); $("error").textContent = "";
       lobby(m.rooms, m.balances);
       $("notices").textContent = m.void_hands.length
         ? `${m.void_hands.length} hand(s) were void (the server stopped during them); no coin moved.` : "";
@@ -89,10 +114,15 @@ function handle(m) {
     case "obs": case "delta": update(m); break;
     case "illegal": $("illegal").textContent = `${m.code}: ${m.message}`; st.sentAt = null; if (st.obs) render(); break;
     case "result": result(m); break;
-    case "void": $("result-text").textContent = m.message; show("result"); break;
+    case "void":
+      $("result-text").textContent = m.message; $("leave-btn").classList.add("hidden"); $("record-btn").classList.add("hidden");
+      show("result"); break;
     case "left": break;
+    case "token": localStorage.setItem("ddz-token:" + st.name, m.token); st.token = m.token; break;
+    case "logged_out": forget(st.name, m.message); break;
     case "error":
-      if (m.code === "name_taken" || m.code === "bad_token") { localStorage.removeItem("ddz-name"); show("login"); }
+      if (m.code === "bad_token" || m.code === "token_expired") { forget(st.name, `${m.code}: ${m.message}`); break; }
+      if (m.code === "name_taken") { localStorage.removeItem("ddz-name"); st.name = null; show("login"); }
       $("error").textContent = `${m.code}: ${m.message}`;
       break;
   }
@@ -125,29 +155,19 @@ function update(m) {
 function lobby(rooms, balances) {
   if (balances) {
     st.balances = balances;
-    $("balances").innerHTML = "";
-    for (const [k, v] of Object.entries(balances)) {
-      const s = document.createElement("span");
-      s.className = "balance"; s.id = "balance-" + k; s.textContent = `${k}: ${v}  `;
-      $("balances").appendChild(s);
-    }
+    $("balances").replaceChildren(...Object.entries(balances).map(([k, v]) =>
+      el("span", { className: "balance", id: "balance-" + k }, `${k}: ${v}  `)));
   }
   if (!rooms) return;
-  const tb = $("rooms").querySelector("tbody");
-  tb.innerHTML = "";
-  for (const r of rooms) {
-    const tr = document.createElement("tr");
+  $("rooms").querySelector("tbody").replaceChildren(...rooms.map((r) => {
     const stakes = r.variant === "classic" ? `base ${r.base} × ${r.initial_multiplier}, rake ${r.rake_percent}%`
       : r.variant === "two_player" ? `${r.kind}${r.coefficient ? " N=" + r.coefficient : ""}` : `1 point = ${r.point_value}`;
-    tr.innerHTML = `<td>${r.name}</td><td>${VARIANT[r.variant]}</td><td>${stakes}</td><td></td>`;
-    const q = document.createElement("button"); q.textContent = "Queue"; q.className = "queue";
-    q.onclick = () => send({ type: "join", room: r.name });
-    const b = document.createElement("button"); b.textContent = "Play vs bots"; b.className = "bots";
-    b.dataset.room = r.name;
-    b.onclick = () => send({ type: "join", room: r.name, bots: true });
-    tr.lastChild.append(q, b);
-    tb.appendChild(tr);
-  }
+    const q = el("button", { className: "queue", onclick: () => send({ type: "join", room: r.name }) }, "Queue");
+    const b = el("button", { className: "bots", dataset: { room: r.name },
+                             onclick: () => send({ type: "join", room: r.name, bots: true }) }, "Play vs bots");
+    return el("tr", {}, el("td", {}, String(r.name)), el("td", {}, String(VARIANT[r.variant])), el("td", {}, stakes),
+              el("td", {}, q, b));
+  }));
   if (!st.table) show("lobby");
 }
 
@@ -181,31 +201,29 @@ function render() {
   $("turn").textContent = o.current_seat === null ? "" : mine ? "your turn" : `${info.players[o.current_seat]}'s turn`;
   $("multiplier").textContent = info.variant === "bengbu" ? "" : `×${o.multiplier}` + (info.unit ? ` (unit ${info.unit * o.multiplier})` : "");
   $("factors").textContent = Object.entries(o.factors).map(([k, v]) => `${k} ${v}`).join(" · ");
-  $("badges").innerHTML = "";
-  for (const b of badges(o, info.variant)) {
-    const s = document.createElement("span"); s.className = "badge"; s.textContent = b; $("badges").appendChild(s);
-  }
+  $("badges").replaceChildren(...badges(o, info.variant).map((b) => el("span", { className: "badge" }, b)));
+  $("leave-btn").classList.toggle("hidden", o.phase === "OVER" || !st.table);
   $("bomb-limits").textContent = info.bomb_limits
     ? "炸弹上限 bomb limits: " + info.bomb_limits.map((l, i) => `${info.players[i]} ${l === null ? "∞" : l}`).join(" · ") : "";
   // the other seats
-  const others = $("others"); others.innerHTML = "";
+  const seats = [];
   for (let s = 0; s < info.players.length; s++) {
     if (s === st.seat) continue;
-    const d = document.createElement("div");
-    d.className = "seat" + (o.current_seat === s ? " to-act" : ""); d.id = "seat-" + s;
     const role = o.landlord === null ? "" : s === o.landlord ? " 地主" : " 农民";
     const flags = (o.bots.includes(s) ? " [bot]" : "") + (info.absent.includes(s) ? " (away)" : "");
-    d.innerHTML = `<div><b>${info.players[s]}</b>${role}${flags}</div><div class="count">${o.cards_left[s]} cards</div>`;
+    const d = el("div", { className: "seat" + (o.current_seat === s ? " to-act" : ""), id: "seat-" + s },
+                 el("div", {}, el("b", { className: "player" }, String(info.players[s])), role + flags),
+                 el("div", { className: "count" }, `${o.cards_left[s]} cards`));
     const shown = o.shown[String(s)];
-    if (shown) { const h = document.createElement("div"); h.className = "shown"; for (const c of shown) h.appendChild(cardEl(c, false)); d.appendChild(h); }
-    others.appendChild(d);
+    if (shown) d.append(el("div", { className: "shown" }, ...shown.map((c) => cardEl(c, false))));
+    seats.push(d);
   }
+  $("others").replaceChildren(...seats);
   $("top").textContent = o.top ? `${info.players[o.top[0]]}: ${o.top[1]}` : "—";
-  $("kitty").innerHTML = "";
-  if (o.kitty) { $("kitty").append("kitty: "); for (const c of o.kitty) $("kitty").appendChild(cardEl(c, false)); }
+  $("kitty").replaceChildren(...(o.kitty ? ["kitty: ", ...o.kitty.map((c) => cardEl(c, false))] : []));
   $("me").className = mine ? "to-act" : "";
   $("my-name").textContent = `${st.name} (you${o.landlord === null ? "" : o.landlord === st.seat ? ", 地主" : ", 农民"})`;
-  const hand = $("hand"); hand.innerHTML = "";
+  const hand = $("hand"); hand.replaceChildren();
   for (const c of o.cards) { if (!o.cards.includes(c)) st.selected.delete(c); }
   for (const c of o.cards) {
     const e = cardEl(c, true);
@@ -214,7 +232,7 @@ function render() {
     hand.appendChild(e);
   }
   // the legal decisions as buttons; plays from the selected cards
-  const acts = $("actions"); acts.innerHTML = "";
+  const acts = $("actions"); acts.replaceChildren();
   // no buttons while an action of this seat is on the wire: an update may show the seat still to
   // act on the decision it has answered (another seat's ESCAPE), docs/protocol.md "When to act"
   const legal = st.sentAt === null ? o.legal_actions : [];
@@ -229,10 +247,8 @@ function render() {
     b.onclick = () => { if (st.selected.size) act("PLAY " + [...st.selected].join(" ")); };
     acts.appendChild(b);
   }
-  const hl = $("history"); hl.innerHTML = "";
-  for (const [s, t] of o.history.slice(-12)) {
-    const li = document.createElement("li"); li.textContent = `${s === null ? "—" : info.players[s]}: ${t}`; hl.appendChild(li);
-  }
+  $("history").replaceChildren(...o.history.slice(-12).map(([s, t]) =>
+    el("li", {}, `${s === null ? "—" : info.players[s]}: ${t}`)));
 }
 
 function act(a) {
@@ -249,17 +265,35 @@ function result(m) {
   const who = r.kind === "escape" ? "escape" : r.kind === "special" ? "special hand (天炸/天尊)"
     : r.winner_side === null ? r.kind : `${r.winner_side} win` + (r.spring ? " · 春天 spring" : "") + (r.anti_spring ? " · 反春 anti-spring" : "");
   $("result-text").textContent = `${who} — multiplier ${r.multiplier}, unit ${s.unit}`;
-  const tb = $("settlement").querySelector("tbody"); tb.innerHTML = "";
-  r.scores.forEach((sc, i) => {
-    const tr = document.createElement("tr"); tr.id = "settle-" + i;
-    tr.innerHTML = `<td>${i}</td><td>${names[i]}${i === st.seat ? " (you)" : ""}</td><td>${sc}</td>` +
-      `<td class="change">${s.changes[i] > 0 ? "+" : ""}${s.changes[i]}</td><td>${s.coins_after[i]}</td>`;
-    tb.appendChild(tr);
-  });
-  $("record-link").href = `${m.record}?name=${encodeURIComponent(st.name)}&token=${encodeURIComponent(st.token)}`;
-  $("actions").innerHTML = ""; $("timer").textContent = "";
+  $("settlement").querySelector("tbody").replaceChildren(...r.scores.map((sc, i) =>
+    el("tr", { id: "settle-" + i }, el("td", {}, String(i)),
+       el("td", {}, el("span", { className: "player" }, String(names[i])), i === st.seat ? " (you)" : ""),
+       el("td", {}, String(sc)), el("td", { className: "change" }, `${s.changes[i] > 0 ? "+" : ""}${s.changes[i]}`),
+       el("td", {}, String(s.coins_after[i])))));
+  st.record = m.record;
+  $("record-btn").classList.remove("hidden"); $("record-status").textContent = "";
+  $("actions").replaceChildren(); $("timer").textContent = ""; $("leave-btn").classList.add("hidden");
   st.table = null;
   show("result");
+}
+
+// The record holds every card of the hand, so it is given only to its players: fetched with the
+// token in a header (a URL would keep it in logs and histories), then saved from memory.
+async function downloadRecord() {
+  const path = st.record;
+  if (!path || !path.startsWith("/records/")) return;
+  $("record-status").textContent = "downloading…";
+  try {
+    const r = await fetch(path, { headers: { Authorization: "Bearer " + st.token }, cache: "no-store" });
+    if (!r.ok) { $("record-status").textContent = `${r.status}: ${(await r.text()).trim()}`; return; }
+    const url = URL.createObjectURL(await r.blob());
+    const a = el("a", { href: url, download: `ddz-${path.slice("/records/".length)}.json` });
+    document.body.append(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    $("record-status").textContent = "saved";
+  } catch (e) {
+    $("record-status").textContent = `download failed: ${e}`;
+  }
 }
 
 setInterval(() => {
@@ -269,7 +303,13 @@ setInterval(() => {
   $("timer").textContent = `${left.toFixed(0)} s left`;
 }, 250);
 
-$("login-btn").onclick = () => { const n = $("name").value.trim(); if (n) login(n); };
+$("login-btn").onclick = () => {
+  const n = $("name").value.trim(), t = $("token").value.trim();
+  $("token").value = "";
+  if (n) login(n, t || null);
+};
+$("logout-btn").onclick = () => send({ type: "logout" });
+$("record-btn").onclick = downloadRecord;
 $("lobby-btn").onclick = () => { $("result").classList.add("hidden"); send({ type: "rooms" }); send({ type: "balances" }); };
 $("leave-btn").onclick = () => { if (st.table) send({ type: "leave", table: st.table, seat_token: st.seatToken }); };
 connect();
