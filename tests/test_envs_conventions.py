@@ -276,6 +276,18 @@ def test_ansi_render_shows_the_agent_to_act_only(variant):
         env.step(int(rng.choice(env.infos[env.agent_selection]["legal_action_ids"])))
 
 
+def test_ansi_render_after_a_redeal():
+    """The dealer's REDEAL entry has no seat: the render names it the dealer (it raised
+    TypeError when every seat passed and the hand was dealt again)."""
+    env = pettingzoo_env("classic", render_mode="ansi")
+    env.reset(seed=1)
+    rules = env.game.rules
+    for _ in range(3):  # CLASSIC3: all three pass, the cards are dealt again (docs/rules.md §6)
+        env.step(rules.action_id("NO_CALL"))
+    assert any(t == "REDEAL" for _, t in env.game.history)
+    assert "dealer REDEAL" in env.render()
+
+
 def test_human_render_prints_and_modes_are_checked(capsys):
     env = pettingzoo_env("classic", render_mode="human")
     env.reset(seed=1)

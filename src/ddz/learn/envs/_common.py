@@ -190,7 +190,8 @@ def render_text(game: Game, seat: Optional[int], names: Sequence[str]) -> str:
         lines.append(f"  to beat: {o['top'][1]} by {names[o['top'][0]]}")
     recent = o["history"][-6:]
     if recent:
-        lines.append("  last: " + ", ".join(f"{names[s]} {t}" for s, t in recent))
+        # the dealer's entries (REDEAL) have no seat
+        lines.append("  last: " + ", ".join(f"{'dealer' if s is None else names[s]} {t}" for s, t in recent))
     if game.is_over and game.result is not None:
         lines.append(f"  over: {game.result.kind}, winner {game.result.winner_side}, scores {list(game.result.scores)}")
     return "\n".join(lines)
