@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Optional, Tuple
 
 __all__ = ["SCHEMA_PATH", "SCHEMA", "CLIENT", "SERVER", "SchemaError", "FieldError", "compile_message",
-           "client_validators"]
+           "client_validators", "reference_validator", "message_problems"]
 
 SCHEMA_PATH = Path(__file__).with_name("protocol.schema.json")
 SCHEMA: Dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
@@ -172,3 +172,31 @@ def _short(text: str, n: int = 40) -> str:
 def client_validators(root: Dict[str, Any] = SCHEMA) -> Dict[str, Callable[[Dict[str, Any]], Dict[str, Any]]]:
     """A validator per client message type of ``root`` (this package's schema by default)."""
     return {kind: compile_message(kind, node, root) for kind, node in root["$defs"]["client"]["$defs"].items()}
+
+
+_REFERENCE: Dict[Tuple[str, str], Any] = {}
+
+
+def reference_validator(side: str, kind: str) -> Any:
+    """A ``jsonschema`` validator (the reference implementation, which tests and tools use; the
+    server does not need it) for the message ``kind`` of ``side`` (``"client"`` or
+    ``"server"``), or None when the schema has no such message."""
+    v = _REFERENCE.get((side, kind))
+    if v is None:
+        if kind not in SCHEMA["$defs"][side]["$defs"]:
+            return None
+        import jsonschema  # optional: the test extra installs it
+        cls = jsonschema.validators.validator_for(SCHEMA)
+        v = _REFERENCE[(side, kind)] = cls(dict(SCHEMA, **{"$ref": f"#/$defs/{side}/$defs/{kind}"}))
+    return v
+
+
+def message_problems(side: str, msg: Any) -> Optional[str]:
+    """Why ``msg`` (a decoded message) does not match the schema of its type on ``side``, by
+    the reference implementation; None when it matches."""
+    kind = msg.get("type") if isinstance(msg, dict) else None
+    v = reference_validator(side, kind) if isinstance(kind, str) else None
+    if v is None:
+        return f"no {side} message type {kind!r} in the schema"
+    err = next(iter(v.iter_errors(msg)), None)
+    return None if err is None else f"{kind}: {'/'.join(map(str, err.absolute_path))}: {err.message[:300]}"
