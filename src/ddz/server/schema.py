@@ -187,8 +187,28 @@ def reference_validator(side: str, kind: str) -> Any:
             return None
         import jsonschema  # optional: the test extra installs it
         cls = jsonschema.validators.validator_for(SCHEMA)
-        v = _REFERENCE[(side, kind)] = cls(dict(SCHEMA, **{"$ref": f"#/$defs/{side}/$defs/{kind}"}))
+        # references inlined (the schema has no recursion): the same meaning, validated several
+        # times faster than through the reference resolver
+        v = _REFERENCE[(side, kind)] = cls(_inline(SCHEMA["$defs"][side]["$defs"][kind], SCHEMA))
     return v
+
+
+def _inline(node: Any, root: Dict[str, Any]) -> Any:
+    """``node`` with every local ``$ref`` replaced by its target (``allOf`` with the keywords
+    beside it, which is what draft 2020-12 means by them)."""
+    if isinstance(node, list):
+        return [_inline(x, root) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _inline(v, root) for k, v in node.items() if k != "$ref"}
+    ref = node.get("$ref")
+    if ref is None:
+        return out
+    target: Any = root
+    for part in ref[2:].split("/"):
+        target = target[part]
+    target = _inline(target, root)
+    return {"allOf": [target], **out} if out else target
 
 
 def message_problems(side: str, msg: Any) -> Optional[str]:
