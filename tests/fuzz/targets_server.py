@@ -403,8 +403,14 @@ class ServerTarget:
     def __call__(self, data: bytes) -> None:
         if self.harness is None:
             self.harness = _Harness(self.db)
-            atexit.register(self.close)
+            atexit.register(self._at_exit)
         _input(self.harness, data)
+
+    def _at_exit(self) -> None:
+        try:  # the interpreter may have shut the storage's worker thread down first: nothing to close then
+            self.close()
+        except RuntimeError:
+            pass
 
     def close(self) -> None:
         if self.harness is not None:
