@@ -367,3 +367,26 @@ def test_ref_version_seats_bounds_and_what_is_not_held(tmp_path):
             for x in (old, b):
                 await x.close()
     run(main())
+
+
+def test_a_failure_of_the_server_is_answered_not_fatal(tmp_path, caplog):
+    """A message the server fails on (here the database raises) gets ``error`` ``internal``
+    with its ``ref``, is logged, and the connection carries on (it used to close with 1011)."""
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3")) as srv:
+            c = await Client.connect(srv.port)
+            await c.hello("ann")
+            real = srv.storage.balances
+
+            async def down(name):
+                raise OSError("the disk is gone")
+            srv.storage.balances = down
+            e = await answer(c, {"type": "balances"})
+            assert (e["code"], e["ref"]) == ("internal", "balances")
+            srv.storage.balances = real
+            await c.send({"type": "balances"})
+            assert (await c.expect("balances"))["balances"]["coins"] == 10_000
+            await c.close()
+    with caplog.at_level("ERROR", logger="ddz.server"):
+        run(main())
+    assert any("balances message failed" in r.getMessage() for r in caplog.records)
