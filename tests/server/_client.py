@@ -1,6 +1,7 @@
 """Test helpers: a server on a free loopback port in the test's event loop, and a protocol
-client over a real WebSocket connection that keeps every message it receives and rebuilds
-each seat's observation from the snapshots and deltas (protocol version 2)."""
+client over a real WebSocket connection that keeps every message it receives, rebuilds
+each seat's observation from the snapshots and deltas (protocol version 2) and, when it
+closes, checks every message against the protocol's JSON Schema."""
 from __future__ import annotations
 
 import asyncio
@@ -12,6 +13,7 @@ import websockets
 
 from ddz.server import Server, ServerConfig
 from ddz.server.protocol import PROTOCOL_VERSION, apply_update
+from ddz.server.schema import message_problems
 
 
 @contextlib.asynccontextmanager
@@ -112,7 +114,12 @@ class Client:
         await self.send(msg)
 
     async def close(self) -> None:
+        """Closes the connection, then checks every message received against the protocol's
+        schema (src/ddz/server/protocol.schema.json; here, not on arrival, to keep the
+        client's timing that of a client)."""
         await self.ws.close()
+        problems = [p for p in map(lambda m: message_problems("server", m), self.raw) if p]
+        assert not problems, f"{len(problems)} messages not as the schema says, the first: {problems[0]}"
 
 
 async def seated(port: int, names: List[str], room: str) -> List[Client]:

@@ -28,7 +28,8 @@ from websockets.http11 import Request, Response
 from ..rooms.matchmaking import MATCH_TIERS, Matchmaker
 from ..rooms.room import ROOMS, Room
 from .health import GcPauses, LoopLag
-from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse
+from .names import name_problem
+from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse, refusal
 from .storage import TOKEN_LIFETIME_S, PostgresStorage, Storage, StorageError, open_storage
 from .table import Table, ledger_of, rules_for
 
@@ -337,7 +338,8 @@ class Server:
             d = {k: (str(v) if k in ("win_factor", "max_win_factor") and v is not None else v)
                  for k, v in vars(room).items() if not k.startswith("_") and v is not None}
             d["ledger"] = ledger_of(room)
-            d["players"] = room.players
+            d["seats"] = room.players
+            d["players"] = room.players  # the older name of seats, kept for the clients that read it
             d["matchmaking"] = name in self.matchmakers
             out.append(d)
         return out
@@ -350,15 +352,7 @@ class Server:
             async for frame in ws:
                 if sess.closed:  # replaced, logged out or let go: nothing more it sends counts
                     break
-                if not sess.limiter.allow():
-                    sess.send(error("rate_limited", f"more than {self.config.rate:g} messages a second; "
-                                    "this one was dropped"))
-                    continue
-                try:
-                    msg = parse(frame, self.config.max_message_bytes)
-                    await self._dispatch(sess, msg)
-                except ProtocolError as e:
-                    sess.send(error(e.code, str(e)))
+                await self.on_frame(sess, frame)
         except ConnectionClosed:
             pass
         finally:
@@ -367,6 +361,29 @@ class Server:
             if sess.renewal is not None:
                 sess.renewal.cancel()
             self._gone(sess)
+
+    async def on_frame(self, sess: Session, frame: Any) -> None:
+        """One frame from a connection: its answer, or one ``error`` (docs/protocol.md). Nothing
+        a client sends closes the connection: a failure of the server's own (a bug, a database
+        that is down) is logged and answered with ``internal``."""
+        if not sess.limiter.allow():
+            sess.send(refusal(ProtocolError("rate_limited", f"more than {self.config.rate:g} messages a second; "
+                                            "this one was dropped")))
+            return
+        kind = None
+        try:
+            msg = parse(frame, self.config.max_message_bytes)
+            kind = msg["type"]
+            await self._dispatch(sess, msg)
+        except ProtocolError as e:
+            if e.ref is None:
+                e.ref = kind
+            sess.send(refusal(e))
+        except ConnectionClosed:
+            raise
+        except Exception:
+            log.exception("a %s message failed", kind)
+            sess.send(refusal(ProtocolError("internal", "the server failed to handle this message", kind)))
 
     def _gone(self, sess: Session) -> None:
         for tid, seat in list(sess.seats.items()):
@@ -405,6 +422,8 @@ class Server:
             t.watch(sess)
             return
         if kind == "unspectate":
+            if msg["table"] not in sess.watching:
+                raise ProtocolError("not_watching", f"this connection does not watch table {msg['table'][:40]!r}")
             t = self.tables.get(msg["table"])
             if t is not None:
                 t.forget(sess, None)
@@ -435,6 +454,10 @@ class Server:
                     del self.missed[sess.name]
                 t.attach(seat, sess, msg.get("since"))
             else:
+                if t.ended or t.game.is_over:
+                    raise ProtocolError("not_playing", "the hand is over: there is nothing to leave")
+                if seat in t.escaped:
+                    raise ProtocolError("not_playing", f"seat {seat} has left this hand already")
                 t.escape(seat)
                 sess.send({"type": "left", "table": t.id, "seat": seat})
 
@@ -450,24 +473,29 @@ class Server:
         return t, seat
 
     async def _hello(self, sess: Session, msg: Dict[str, Any]) -> None:
-        name = msg["name"].strip()
+        name = msg["name"]
         if sess.name is not None:
             raise ProtocolError("already", f"this connection is already {sess.name!r}")
         version = msg.get("v", PROTOCOL_VERSION)
         if version not in VERSIONS:
             raise ProtocolError("bad_version", f"protocol version {version} is not served: ask for one of "
                                 + ", ".join(map(str, VERSIONS)))
-        if not name or len(name) > 24 or name.startswith("~"):
-            raise ProtocolError("bad_name", "a name is 1 to 24 characters and does not start with '~'")
         token = msg.get("token")
         fresh = None
         lifetime = self.config.token_lifetime_s
         if token is None:
+            problem = name_problem(name)
+            if problem is not None:
+                raise ProtocolError("bad_name", problem)
             fresh = token = await self._sign_up(sess, name, lifetime)
             expires = time.time() + lifetime
         else:
             expiry = await self.storage.token_expiry(name, token)
             if expiry is None:
+                # an account keeps the name it was made with, even one the rule for new names now refuses
+                problem = name_problem(name) if not await self.storage.account_exists(name) else None
+                if problem is not None:
+                    raise ProtocolError("bad_name", f"no account has this name, and none can: {problem}")
                 raise ProtocolError("bad_token", f"wrong or revoked token for {name!r} (a lost token: the "
                                     "server's operator issues a new one)")
             if expiry <= time.time():
@@ -485,7 +513,7 @@ class Server:
         if old is not None and old is not sess:
             self._replace(old)
         voids = await self.storage.take_voids(name)
-        out: Dict[str, Any] = {"type": "welcome", "v": PROTOCOL_VERSION, "name": name,
+        out: Dict[str, Any] = {"type": "welcome", "v": version, "name": name,
                                "balances": await self.storage.balances(name), "rooms": self.room_list(),
                                "void_hands": voids, "now": time.time(), "token_expires": expires}
         if fresh is not None:
@@ -552,8 +580,8 @@ class Server:
                                 f"{max(1, round(wait))} s (log in to an account you have with its token)")
         try:
             token = await self.storage.create_account(name, {"coins": self.config.starting_coins}, lifetime)
-        except StorageError:
-            raise ProtocolError("name_taken", f"the name {name!r} is taken: give its token") from None
+        except StorageError as e:
+            raise ProtocolError("name_taken", f"{e}; to log in, send the account's name and its token") from None
         self.signups.take(addr, now)
         return token
 

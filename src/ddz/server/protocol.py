@@ -9,55 +9,71 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
+
+from .schema import CLIENT, FieldError, client_validators
 
 __all__ = ["PROTOCOL_VERSION", "VERSIONS", "CLIENT_TYPES", "ProtocolError", "RateLimiter", "parse", "error",
-           "dumps", "apply_update", "SeatView"]
+           "refusal", "dumps", "apply_update", "SeatView"]
 
 PROTOCOL_VERSION = 2
 VERSIONS = (1, 2)  # what a client may ask for in hello: 1 gets a whole observation after every event
 
-# client message type -> {field: (python type, required)}
-CLIENT_TYPES: Dict[str, Dict[str, Any]] = {
-    "hello": {"name": (str, True), "token": (str, False), "v": (int, False)},
-    "rooms": {},
-    "balances": {},
-    "join": {"room": (str, True), "bots": (bool, False)},
-    "leave_queue": {},
-    "act": {"table": (str, True), "seat_token": (str, True), "action": (str, True), "seq": (int, False)},
-    "resume": {"table": (str, True), "seat_token": (str, True), "since": (int, False)},
-    "leave": {"table": (str, True), "seat_token": (str, True)},
-    "spectate": {"table": (str, True)},
-    "unspectate": {"table": (str, True)},
-    "tables": {},
-    "ping": {},
-    "logout": {},
-}
-
-_MAX_STR = 200  # no field of a client message needs more (names, tokens, ids, "PLAY …" of 33 cards)
+# client message type -> its JSON Schema (protocol.schema.json): the types a client may send
+CLIENT_TYPES: Dict[str, Dict[str, Any]] = CLIENT
+_VALIDATORS = client_validators()
+_TYPE_LIST = ", ".join(sorted(CLIENT_TYPES))
 
 
 class ProtocolError(ValueError):
-    """A client message the server refuses; ``code`` is the ``error`` reply's code."""
+    """A client message the server refuses; ``code`` is the ``error`` reply's code, ``ref``
+    the type of the message refused (None when the frame was not read as a client message)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, ref: Optional[str] = None) -> None:
         super().__init__(message)
         self.code = code
+        self.ref = ref
 
 
 def _short(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[:n] + "…"
 
 
+class _BadJson(ValueError):
+    pass
+
+
+def _object(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+    d = dict(pairs)
+    if len(d) != len(pairs):  # RFC 8259 leaves duplicate names to the reader: this one refuses them
+        seen: set = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise _BadJson(f"duplicate key {_short(dup)!r}: a message names each field once")
+    return d
+
+
+def _constant(name: str) -> Any:
+    raise _BadJson(f"{name} is not a JSON value (RFC 8259 has no NaN or Infinity)")
+
+
+# strict RFC 8259: no NaN / Infinity, no duplicate keys (the standard module allows both)
+_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
+
+
 def parse(frame: Any, max_bytes: int) -> Dict[str, Any]:
     """One client frame as a checked message, or ``ProtocolError`` (codes ``too_large``,
-    ``malformed``, ``unknown_type``, ``bad_field``)."""
+    ``malformed``, ``unknown_type``, ``bad_field``). The checks are the client part of
+    protocol.schema.json (ddz.server.schema); integer fields come back as ``int``."""
     if isinstance(frame, bytes):
         raise ProtocolError("malformed", "frames must be text (JSON), not binary")
     if len(frame) > max_bytes:
         raise ProtocolError("too_large", f"message of {len(frame)} characters exceeds the limit of {max_bytes}")
+    if frame.startswith("\ufeff"):
+        raise ProtocolError("malformed", "a frame must not start with a byte order mark (U+FEFF)")
     try:
-        msg = json.loads(frame)
+        msg = _DECODER.decode(frame)
+    except _BadJson as e:
+        raise ProtocolError("malformed", str(e)) from None
     except (ValueError, RecursionError):
         raise ProtocolError("malformed", f"not JSON: {_short(frame)!r}") from None
     if not isinstance(msg, dict):
@@ -65,23 +81,13 @@ def parse(frame: Any, max_bytes: int) -> Dict[str, Any]:
     kind = msg.get("type")
     if not isinstance(kind, str):
         raise ProtocolError("malformed", "a message must have a string \"type\"")
-    spec = CLIENT_TYPES.get(kind)
-    if spec is None:
-        raise ProtocolError("unknown_type", f"unknown message type {_short(kind)!r}: use one of "
-                            + ", ".join(sorted(CLIENT_TYPES)))
-    for field, (typ, required) in spec.items():
-        if field not in msg:
-            if required:
-                raise ProtocolError("bad_field", f"{kind}: missing field {field!r}")
-            continue
-        v = msg[field]
-        if typ is int and (isinstance(v, bool) or not isinstance(v, int)):
-            raise ProtocolError("bad_field", f"{kind}: field {field!r} must be an integer")
-        if not isinstance(v, typ):
-            raise ProtocolError("bad_field", f"{kind}: field {field!r} must be a {typ.__name__}")
-        if typ is str and len(v) > _MAX_STR:
-            raise ProtocolError("bad_field", f"{kind}: field {field!r} is longer than {_MAX_STR} characters")
-    return msg
+    validate = _VALIDATORS.get(kind)
+    if validate is None:
+        raise ProtocolError("unknown_type", f"unknown message type {_short(kind)!r}: use one of {_TYPE_LIST}")
+    try:
+        return validate(msg)
+    except FieldError as e:
+        raise ProtocolError("bad_field", str(e), kind) from None
 
 
 class RateLimiter:
@@ -121,10 +127,21 @@ def dumps(msg: Dict[str, Any]) -> str:
 
 
 def error(code: str, message: str, ref: Optional[str] = None) -> Dict[str, Any]:
-    """An ``error`` reply; ``ref`` echoes the type of the message it answers."""
+    """An ``error`` message; ``ref``, when given, is the type of the message it answers (an
+    error that answers no message, such as ``replaced``, has none: see ``refusal``)."""
+    if not message.isascii():  # client text quoted in a message may hold what UTF-8 cannot carry
+        message = message.encode("utf-8", "backslashreplace").decode("utf-8")
     out: Dict[str, Any] = {"type": "error", "code": code, "message": message}
     if ref is not None:
         out["ref"] = ref
+    return out
+
+
+def refusal(e: ProtocolError) -> Dict[str, Any]:
+    """The ``error`` that answers a refused frame: ``ref`` is always present, the type of the
+    message refused, or null when the frame was not read as a client message."""
+    out = error(e.code, str(e))
+    out["ref"] = e.ref
     return out
 
 

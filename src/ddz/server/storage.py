@@ -30,6 +30,7 @@ import asyncio
 import errno
 import hashlib
 import json
+import logging
 import os
 import re
 import secrets
@@ -40,9 +41,12 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 
+from .names import name_key
+
 __all__ = ["LEDGERS", "TOKEN_LIFETIME_S", "Storage", "StorageError", "HandRow", "open_storage"]
 
 LEDGERS = ("coins", "twop_score", "bengbu")
+log = logging.getLogger("ddz.server")
 TOKEN_LIFETIME_S = 90 * 86400.0  # how long a token works when nobody says otherwise
 MAX_TOKENS = 16  # an account's live tokens at most (each renewal adds one; the oldest go)
 
@@ -56,7 +60,7 @@ except ImportError:  # pragma: no cover
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS accounts (
-        name TEXT PRIMARY KEY, token_hash TEXT NOT NULL, created DOUBLE PRECISION NOT NULL)""",
+        name TEXT PRIMARY KEY, token_hash TEXT NOT NULL, created DOUBLE PRECISION NOT NULL, name_key TEXT)""",
     """CREATE TABLE IF NOT EXISTS balances (
         name TEXT NOT NULL, ledger TEXT NOT NULL, amount BIGINT NOT NULL, granted BIGINT NOT NULL,
         PRIMARY KEY (name, ledger))""",
@@ -83,6 +87,8 @@ _SCHEMA = [
     # gets a new token from the operator (``ddz serve --reset-token NAME``)
     "UPDATE accounts SET token_hash = '' WHERE token_hash <> ''",
 ]
+# after the accounts table has its name_key column (a database made before it gets it first)
+_NAME_KEY_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS accounts_name_key ON accounts (name_key)"
 
 
 class StorageError(ValueError):
@@ -104,6 +110,56 @@ class HandRow:
 
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _unique_violation(e: BaseException) -> bool:
+    """A unique constraint refused the statement (sqlite3 or asyncpg)."""
+    return isinstance(e, sqlite3.IntegrityError) or type(e).__name__ == "UniqueViolationError"
+
+
+async def _migrate_names(tx: "_Tx") -> List[Tuple[str, str]]:
+    """Gives every account its ``name_key`` (the column and its unique index come after
+    accounts were unique by exact name only). An account whose key an older account holds
+    keeps a NULL key: it still logs in by its exact name, and its key stays taken. An
+    account whose name holds a NUL (only SQLite could store one; no protocol field may hold
+    one now, so it could not log in) is renamed: each NUL becomes U+FFFD, with ``-2``,
+    ``-3``, … added if that is taken. Returns the renames (old, new)."""
+    rows = await tx.fetch("SELECT name FROM accounts WHERE name_key IS NULL ORDER BY created, name")
+    if not rows:
+        return []
+    taken = {r[0] for r in await tx.fetch("SELECT name_key FROM accounts WHERE name_key IS NOT NULL")}
+    names = {r[0] for r in await tx.fetch("SELECT name FROM accounts")}
+    renames = []
+    for (name,) in rows:
+        new = name
+        if "\x00" in name:
+            base = new = name.replace("\x00", "\ufffd")
+            i = 1
+            while new in names or name_key(new) in taken:
+                i += 1
+                new = f"{base}-{i}"
+            await _rename(tx, name, new)
+            names.add(new)
+            renames.append((name, new))
+        key = name_key(new)
+        if key not in taken:
+            await tx.execute("UPDATE accounts SET name_key = ? WHERE name = ?", key, new)
+            taken.add(key)
+    return renames
+
+
+def _log_renames(renames: List[Tuple[str, str]]) -> None:
+    for old, new in renames:
+        log.warning("account %r renamed %r: a name may not hold NUL", old, new)
+
+
+async def _rename(tx: "_Tx", old: str, new: str) -> None:
+    for table in ("accounts", "balances", "stats", "hand_players"):
+        await tx.execute(f"UPDATE {table} SET name = ? WHERE name = ?", new, old)
+    for hand_id, players in await tx.fetch("SELECT id, players FROM hands WHERE id IN "
+                                           "(SELECT hand_id FROM hand_players WHERE name = ?)", new):
+        await tx.execute("UPDATE hands SET players = ? WHERE id = ?",
+                         json.dumps([new if p == old else p for p in json.loads(players)]), hand_id)
 
 
 class _Tx:
@@ -142,17 +198,27 @@ class Storage:
         ``lifetime_s`` seconds). Raises ``StorageError`` if the name is taken."""
         token = secrets.token_urlsafe(24)
         now = time.time()
-        async with self.tx() as tx:
-            if await tx.fetch("SELECT 1 FROM accounts WHERE name = ?", name):
-                raise StorageError(f"the name {name!r} is taken")
-            await tx.execute("INSERT INTO accounts (name, token_hash, created) VALUES (?, '', ?)", name, now)
-            await tx.execute("INSERT INTO tokens (hash, name, issued, expires) VALUES (?, ?, ?, ?)",
-                             _hash(token), name, now, now + lifetime_s)
-            for ledger in LEDGERS:
-                g = int(grants.get(ledger, 0))
-                await tx.execute("INSERT INTO balances (name, ledger, amount, granted) VALUES (?, ?, ?, ?)",
-                                 name, ledger, g, g)
-            await tx.execute("INSERT INTO stats (name, won, completed) VALUES (?, 0, 0)", name)
+        key = name_key(name)
+        try:
+            async with self.tx() as tx:
+                rows = await tx.fetch("SELECT name FROM accounts WHERE name = ? OR name_key = ?", name, key)
+                if rows:
+                    raise StorageError(f"the name {name!r} is taken" + (
+                        f" by {rows[0][0]!r} (names that differ only in case or width are one name)"
+                        if rows[0][0] != name else ""))
+                await tx.execute("INSERT INTO accounts (name, token_hash, created, name_key) VALUES (?, '', ?, ?)",
+                                 name, now, key)
+                await tx.execute("INSERT INTO tokens (hash, name, issued, expires) VALUES (?, ?, ?, ?)",
+                                 _hash(token), name, now, now + lifetime_s)
+                for ledger in LEDGERS:
+                    g = int(grants.get(ledger, 0))
+                    await tx.execute("INSERT INTO balances (name, ledger, amount, granted) VALUES (?, ?, ?, ?)",
+                                     name, ledger, g, g)
+                await tx.execute("INSERT INTO stats (name, won, completed) VALUES (?, 0, 0)", name)
+        except Exception as e:  # another connection (or process) took the name since the SELECT
+            if isinstance(e, StorageError) or not _unique_violation(e):
+                raise
+            raise StorageError(f"the name {name!r} is taken") from None
         return token
 
     async def ensure_system_account(self, name: str) -> None:
@@ -402,11 +468,16 @@ class SqliteStorage(Storage):
             c.execute("PRAGMA synchronous=NORMAL")
             for stmt in _SCHEMA:
                 c.execute(stmt)
+            if "name_key" not in {row[1] for row in c.execute("PRAGMA table_info(accounts)")}:
+                c.execute("ALTER TABLE accounts ADD COLUMN name_key TEXT")
+            c.execute(_NAME_KEY_INDEX)
             return c
         try:
             self._conn = await asyncio.get_running_loop().run_in_executor(self._pool, connect, None)
         except sqlite3.Error as e:  # a directory that does not exist, a file that is not a database
             raise StorageError(f"cannot open the SQLite database {self._path}: {e}") from None
+        async with self.tx() as tx:
+            _log_renames(await _migrate_names(tx))
 
     async def close(self) -> None:
         if self._conn is not None:
@@ -490,6 +561,9 @@ class PostgresStorage(Storage):
                 await c.execute("SELECT pg_advisory_xact_lock(7214)")
                 for stmt in _SCHEMA:
                     await c.execute(stmt)
+                await c.execute("ALTER TABLE accounts ADD COLUMN IF NOT EXISTS name_key TEXT")
+                await c.execute(_NAME_KEY_INDEX)
+                _log_renames(await _migrate_names(_PgTx(c)))
 
     async def close(self) -> None:
         if self._pool is not None:
