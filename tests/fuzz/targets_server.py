@@ -98,12 +98,22 @@ def expected(frame: Any) -> Tuple[Optional[str], Optional[str]]:
     return None, msg["type"]
 
 
+class _Socket:
+    """What the server asks of a connection's socket besides sending: its address (the signup
+    limit) and closing it (a replaced or logged-out connection)."""
+
+    remote_address = ("127.0.0.1", 0)
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        pass
+
+
 class _Conn(Session):
     """A connection that keeps what the server sends it, after encoding it as the server does
     (a message that cannot be written as UTF-8 JSON is a finding)."""
 
     def __init__(self, server: Server) -> None:
-        super().__init__(server, None)  # type: ignore[arg-type]
+        super().__init__(server, _Socket())  # type: ignore[arg-type]
         self.out: List[Dict[str, Any]] = []
         self.seen: List[Tuple[str, str]] = []   # (table, seat_token) it was given
         self.legal: List[str] = []              # the legal actions of its newest view
@@ -147,7 +157,7 @@ class _Harness:
         logging.getLogger("ddz.server").addHandler(handler)
         self._handler = handler
         cfg = ServerConfig(db=db, bot_delay_s=0.0, move_timeout_s=0.05, grace_s=0.05, rate=1e9, burst=10**9,
-                           max_message_bytes=MAX_BYTES, match_interval_s=0.05)
+                           max_message_bytes=MAX_BYTES, match_interval_s=0.05, signup_limit=0)
         self.server = Server(cfg)
         self.server._fuzz_tokens = {}  # type: ignore[attr-defined]
         self.loop.run_until_complete(self.server.start("127.0.0.1", 0))
@@ -324,15 +334,25 @@ async def _one(h: _Harness, conn: _Conn, frame: Any) -> None:
     await h.server.on_frame(conn, frame)
     await asyncio.sleep(0)  # let what the frame started (a table's first push, a storage task) run
     _check_answer(frame, conn, start)
+    if conn.closed:  # logged out (or replaced): the server closes it and reads nothing more from it
+        return
     n = len(conn.out)
     await h.server.on_frame(conn, '{"type": "ping"}')
     if not any(m["type"] == "pong" for m in conn.out[n:]):
         raise Finding(f"no pong after {frame!r:.300}: {conn.out[n:][:3]}")
 
 
-async def _over_websocket(h: _Harness, frame: Any) -> None:
-    """The same frame through a real connection: its answer, then a pong; never a close."""
+# the closes the protocol documents for a connection that did nothing wrong: another login took
+# its account (4001), or the account logged out (1000)
+_DOCUMENTED_CLOSES = (4001, 1000)
+
+
+async def _over_websocket(h: _Harness, frame: Any, retry: bool = True) -> None:
+    """The same frame through a real connection: its answer, then a pong; never a close but the
+    documented ones (another login or a logout of its account, after which it connects anew)."""
     import websockets
+    if h.ws is not None and h.ws.close_code in _DOCUMENTED_CLOSES:
+        h.ws = None
     if h.ws is None:
         h.ws = await websockets.connect(f"ws://127.0.0.1:{h.server.port}/ws", max_size=1 << 20)
     code, ref = expected(frame)
@@ -346,6 +366,9 @@ async def _over_websocket(h: _Harness, frame: Any) -> None:
             got.append(m)
             pongs -= m["type"] == "pong"
     except websockets.ConnectionClosed as e:
+        if retry and e.rcvd is not None and e.rcvd.code in _DOCUMENTED_CLOSES:
+            h.ws = None  # closed for what another connection did: this frame again on a new one
+            return await _over_websocket(h, frame, retry=False)
         raise Finding(f"the connection closed ({e.rcvd.code if e.rcvd else None}) after {frame!r:.300}") from None
     errs = [m for m in got if m["type"] == "error" and "ref" in m]
     if code is not None and not (errs and errs[0]["code"] == code and errs[0]["ref"] == ref):
@@ -379,8 +402,8 @@ def _input(h: _Harness, data: bytes) -> None:
     touched = []
     for _ in range(d.int(1, 4)):
         i = d.int(0, h.POOL - 1)
-        if d.chance(12):  # the connection closes; a new one takes its place
-            h.run(_close(h, h.pool[i]))
+        if h.pool[i].closed or d.chance(12):  # the connection closes (or the server closed it); a new one
+            h.run(_close(h, h.pool[i]))      # takes its place
             h.pool[i] = _Conn(h.server)
         conn = h.pool[i]
         touched.append(conn)

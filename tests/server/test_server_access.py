@@ -185,8 +185,10 @@ def test_bots_are_a_fixed_pool_of_system_seats(tmp_path):
                 assert t["balances"] + t["rake"] - t["house"] == t["granted"]
             # nobody logs in as a bot
             b = await Client.connect(srv.port)
-            await b.send({"type": "hello", "name": BOT_NAMES[0], "token": ""})
-            assert (await b.expect("error"))["code"] in ("bad_name", "bad_token")
+            await b.send({"type": "hello", "name": BOT_NAMES[0], "token": "x"})  # a bot has no token
+            assert (await b.expect("error"))["code"] == "bad_token"
+            await b.send({"type": "hello", "name": BOT_NAMES[0]})  # nor can its name be taken
+            assert (await b.expect("error"))["code"] in ("bad_name", "name_taken")
             await c.close()
             await b.close()
     run(main())

@@ -43,7 +43,7 @@ async def answer(c, frame):
 def test_schema_is_valid_and_every_client_message_compiles():
     jsonschema.Draft202012Validator.check_schema(schema_module.SCHEMA)
     assert set(CLIENT_TYPES) == {"hello", "rooms", "balances", "join", "leave_queue", "act", "resume", "leave",
-                                 "spectate", "unspectate", "tables", "ping"}
+                                 "spectate", "unspectate", "tables", "ping", "logout"}
     assert set(schema_module.client_validators()) == set(CLIENT_TYPES)
     # a keyword the compiled validator does not implement is refused, not ignored
     bad = {"$defs": {"client": {"$defs": {"x": {"type": "object", "properties": {"a": {"type": "string",
@@ -228,7 +228,8 @@ def _tok(name):
 
 def test_a_database_made_before_the_name_rule_keeps_every_account(tmp_path):
     """A SQLite database written when names were unique by exact spelling only, with names the
-    rule refuses now: each account still logs in with its name and token, keeps its coins and
+    rule refuses now: each account still logs in with its name (and the token its owner gets
+    anew: tokens of before the tokens table stop working), keeps its coins and
     its hands; of two names differing only in case the older keeps the key, so no third can
     join them; a name holding NUL (which no message can carry now) is renamed with U+FFFD."""
     path = str(tmp_path / "old.sqlite3")
@@ -255,15 +256,23 @@ def test_a_database_made_before_the_name_rule_keeps_every_account(tmp_path):
     con.commit()
     con.close()
 
+    issued = {}
+
     async def main():
         async with running(path) as srv:
+            # the tokens of before the tokens table stop working (docs/protocol.md, "Accounts and
+            # tokens"); each owner logs in with the one the operator issues (ddz serve --reset-token)
             for name in ("ann", "ANN", "tab\tname", "\u202eevil"):
                 c = await Client.connect(srv.port)
-                w = await c.hello(name, _tok(name))
+                e = await answer(c, {"type": "hello", "name": name, "token": _tok(name)})
+                assert e["code"] == "bad_token"
+                token, _ = issued[name] = await srv.storage.issue_token(name, revoke_others=True)
+                w = await c.hello(name, token)
                 assert w["name"] == name and w["balances"]["coins"] == 123
                 await c.close()
             c = await Client.connect(srv.port)
-            w = await c.hello("nul\ufffdname", _tok("nul\x00name"))
+            token, _ = issued["nul\ufffdname"] = await srv.storage.issue_token("nul\ufffdname", revoke_others=True)
+            w = await c.hello("nul\ufffdname", token)
             assert w["balances"]["coins"] == 123 and w["void_hands"] == ["h1"]
             assert (await srv.storage.hand("h1")).players == ["nul\ufffdname", "ann"]
             e = await answer(c, {"type": "hello", "name": "Ann"})
@@ -282,8 +291,9 @@ def test_a_database_made_before_the_name_rule_keeps_every_account(tmp_path):
         st = open_storage(path)
         await st.open()
         try:
-            assert await st.check_token("nul\ufffdname", _tok("nul\x00name"))
-            assert await st.check_token("ANN", _tok("ANN"))
+            assert await st.check_token("nul\ufffdname", issued["nul\ufffdname"][0])
+            assert await st.check_token("ANN", issued["ANN"][0])
+            assert await st.account_exists("tab\tname") and not await st.account_exists("nul\x00name")
         finally:
             await st.close()
     run(again())
@@ -291,7 +301,8 @@ def test_a_database_made_before_the_name_rule_keeps_every_account(tmp_path):
 
 def test_a_postgresql_database_made_before_the_name_rule(pg_url):
     """The same migration on PostgreSQL (which never stored a NUL): the column and the unique
-    index are added, the older of two case variants holds the key, both still log in."""
+    index are added, the older of two case variants holds the key, both still log in (with
+    tokens issued anew)."""
     import asyncpg
 
     async def main():
@@ -303,7 +314,10 @@ def test_a_postgresql_database_made_before_the_name_rule(pg_url):
         st = open_storage(pg_url)
         await st.open()
         try:
-            assert await st.check_token("ann", _tok("ann")) and await st.check_token("ANN", _tok("ANN"))
+            assert not await st.check_token("ann", _tok("ann"))  # tokens of before the tokens table end
+            for name in ("ann", "ANN"):
+                token, _ = await st.issue_token(name, revoke_others=True)
+                assert await st.check_token(name, token)
             with pytest.raises(StorageError, match="taken by 'ann'"):
                 await st.create_account("aNN", {})
             async with st.tx() as tx:
@@ -327,10 +341,16 @@ def test_ref_version_seats_bounds_and_what_is_not_held(tmp_path):
             for frame, code, ref in [("{nope", "malformed", None), ('{"type": "fly"}', "unknown_type", None),
                                      ('{"type": "join"}', "bad_field", "join"),
                                      ('{"type": "join", "room": "x"}', "no_account", "join"),
-                                     ('{"type": "unspectate", "table": "abc"}', "not_watching", "unspectate"),
-                                     ('{"type": "spectate", "table": "abc"}', "no_table", "spectate")]:
+                                     ('{"type": "unspectate", "table": "abc"}', "no_account", "unspectate")]:
                 e = await answer(c, frame)
                 assert (e["code"], e["ref"]) == (code, ref), (frame, e)
+            watcher = await Client.connect(srv.port)
+            await watcher.hello("watcher")
+            for frame, code, ref in [('{"type": "unspectate", "table": "abc"}', "not_watching", "unspectate"),
+                                     ('{"type": "spectate", "table": "abc"}', "no_table", "spectate")]:
+                e = await answer(watcher, frame)
+                assert (e["code"], e["ref"]) == (code, ref), (frame, e)
+            await watcher.close()
             old = Client(c.ws, version=1)
             w = await old.hello("ann")
             assert w["v"] == 1
