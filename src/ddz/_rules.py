@@ -294,6 +294,11 @@ class Rules(_core.RulesCore):
         return (_rebuild, (self.variant, self.preset, dict(self.options)))
 
 
+def option_names(variant: str) -> frozenset:
+    """The names of the options ``Rules(variant, ...)`` takes."""
+    return frozenset({**_COMMON, **_PER_VARIANT[variant]})
+
+
 def _rebuild(variant: str, preset: str, options: Dict[str, Any]) -> Rules:
     return Rules(variant, _preset=preset if preset != variant else "", **options)
 

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from . import _core
 from ._core import Cards, PlayState
 from ._rules import Rules
+from ._args import int_arg, is_int
 from .errors import ArgumentError, ArgumentTypeError, shown
 from .variants import VARIANT
 
@@ -327,8 +328,13 @@ def _enc_word(m: int) -> int:
 
 
 def _dz_word(cards: Sequence[int]) -> int:
+    if isinstance(cards, (str, bytes)) or not isinstance(cards, Sequence):
+        raise ArgumentTypeError(f"a DouZero action must be a list of card ints, not {shown(cards)}")
     w = 0
     for c in cards:
+        if not is_int(c):
+            raise ArgumentTypeError(f"a DouZero card must be an int (3..14, 17, 20, 30), not {shown(c)}")
+        c = int(c)
         if c not in _DZ_RANK:
             raise ArgumentError(f"{shown(c)} is not a DouZero card (3..14, 17, 20, 30)")
         w += 1 << (4 * _DZ_RANK[c])
@@ -361,6 +367,7 @@ class DouZeroBatch:
         """DouZero's ``x_batch`` and ``z_batch`` (float32) of every legal action of every state of
         one position (0, 1, 2), stacked in state order: shapes (rows, 373 or 484) and (rows, 5, 162);
         written into ``out_x`` / ``out_z`` when given (exact shapes)."""
+        position = int_arg(position, "position", 0, 2)
         return _core._douzero_expand(self.x_no_action, self.z, self.position, self.action_offsets, self.actions,
                                      position, out_x, out_z)
 
@@ -414,6 +421,9 @@ def douzero_batch(states: Sequence[PlayState],
     starts, landlords, _, actions, offsets = _core._play_logs(states)
     legal = legal_off = None
     if legal_actions is not None:
+        if isinstance(legal_actions, (str, bytes)) or not isinstance(legal_actions, Sequence) or \
+                not all(isinstance(x, Sequence) and not isinstance(x, (str, bytes)) for x in legal_actions):
+            raise ArgumentTypeError("legal_actions must hold one list of DouZero actions (card-int lists) per state")
         if len(legal_actions) != len(states):
             raise ArgumentError(f"give one legal list per state: {len(states)} states, {len(legal_actions)} lists")
         words_l = [_dz_word(m) for lst in legal_actions for m in lst]

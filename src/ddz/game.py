@@ -24,6 +24,7 @@ from .scoring import GameResult, PlaySummary, kitty_factor
 from .cards import RANKS, card_name, card_rank, deck_ids, ranks_of
 from .table import TablePolicy
 from .variants import VARIANT
+from ._args import int_arg, is_int
 from .errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
 
 __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_factor"]
@@ -71,18 +72,18 @@ class Game(TablePolicy):
         self._phase_ids = _phase_ids(type(self), self._pass_id)
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        if not is_int(seed):
             raise ArgumentTypeError(f"seed must be an int, not {type(seed).__name__}")
+        seed = int(seed)
         if not 0 <= seed < 2**64:
             text = str(seed) if seed.bit_length() <= 128 else f"an integer of {seed.bit_length()} bits"
             raise ArgumentError(f"seed must be in 0..2**64-1, not {text}")
-        for name, v in (("base", base), ("initial_multiplier", initial_multiplier)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ArgumentError(f"{name} must be a positive integer, not {shown(v)}")
-        for name, seat_arg in (("first_bidder", first_bidder), ("first_to_decide", first_to_decide)):
-            if seat_arg is not None and (isinstance(seat_arg, bool) or not isinstance(seat_arg, int)
-                                         or not 0 <= seat_arg < self._n):
-                raise ArgumentError(f"{name} must be a seat 0..{self._n - 1}, not {shown(seat_arg)}")
+        base = int_arg(base, "base", 1)
+        initial_multiplier = int_arg(initial_multiplier, "initial_multiplier", 1)
+        if first_bidder is not None:
+            first_bidder = int_arg(first_bidder, "first_bidder", 0, self._n - 1)
+        if first_to_decide is not None:
+            first_to_decide = int_arg(first_to_decide, "first_to_decide", 0, self._n - 1)
         if self._variant != "classic" and (base != 1 or initial_multiplier != 1):
             raise ArgumentError("base= and initial_multiplier= are CLASSIC3's room stakes (docs/rules.md §6); TWOP's "
                                 "initial multiplier is the option twop_initial_multiplier, BENGBU4's base is the bid")
