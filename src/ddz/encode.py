@@ -252,6 +252,9 @@ def compact_batch(states: Sequence[Any], seats: Sequence[int],
     of shape (len(states), width), reused across calls) or a new array."""
     if isinstance(states, (str, bytes)) or not isinstance(states, Sequence):
         raise ArgumentTypeError(f"states must be a sequence of ddz.Game or ddz.PlayState, not {type(states).__name__}")
+    if isinstance(seats, (str, bytes)) or not isinstance(seats, (Sequence, np.ndarray)) or \
+            (isinstance(seats, np.ndarray) and seats.ndim != 1):
+        raise ArgumentTypeError(f"seats must be a sequence of ints, one per state, not {shown(seats)}")
     if len(seats) != len(states):
         raise ArgumentError(f"give one seat per state: {len(states)} states, {len(seats)} seats")
     if not states:
