@@ -315,6 +315,10 @@ def test_douzero_legal_lists():
     typed(ddz.ArgumentTypeError, ddz.encode.douzero, ps, "33")
     typed(ddz.ArgumentTypeError, ddz.encode.douzero, ps, [[3.0]])
     raises(ddz.ArgumentError, ddz.encode.douzero, ps, [[2]])
+    raises(ddz.ArgumentError, ddz.encode.douzero, ps, [])
+    raises(ddz.ArgumentError, ddz.encode.douzero_batch, [ps, ps], [[[3]], []])
+    typed(ddz.ArgumentTypeError, ddz.encode.compact_batch, [ps], 1.5)
+    typed(ddz.ArgumentTypeError, ddz.encode.compact_batch, [ps], np.zeros((1, 1), dtype=np.int64))
     assert ddz.encode.douzero(ps, [[np.int64(3)], []])["x_batch"].shape[0] == 2
 
 

@@ -429,6 +429,9 @@ def douzero_batch(states: Sequence[PlayState],
             raise ArgumentTypeError("legal_actions must hold one list of DouZero actions (card-int lists) per state")
         if len(legal_actions) != len(states):
             raise ArgumentError(f"give one legal list per state: {len(states)} states, {len(legal_actions)} lists")
+        for i, lst in enumerate(legal_actions):
+            if not lst:  # a state to act in has at least one action (PASS, [], when nothing else)
+                raise ArgumentError(f"legal_actions[{i}] is empty: a state to act in has at least one action")
         words_l = [_dz_word(m) for lst in legal_actions for m in lst]
         legal = np.array(words_l, dtype=np.uint64)
         legal_off = np.cumsum([0] + [len(lst) for lst in legal_actions]).astype(np.int64)

@@ -1,4 +1,4 @@
-"""Runs the fuzz targets of ``tests/fuzz/targets.py``.
+"""Runs the fuzz targets of ``tests/fuzz/targets.py`` and ``tests/fuzz/targets_*.py``.
 
     python -m tests.fuzz.run                          # every target, 2,000 inputs each
     python -m tests.fuzz.run --runs 200000            # a long run (see README, "Fuzzing")
@@ -16,13 +16,32 @@ prints the target, the exception and the input as hex, and the run exits with st
 from __future__ import annotations
 
 import argparse
+import importlib
+import pathlib
 import random
 import sys
 import time
 import traceback
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
-from .targets import TARGETS
+from .targets import TARGETS as _BASE_TARGETS
+
+
+def load_targets() -> Dict[str, Callable[[bytes], None]]:
+    """The targets of tests/fuzz/targets.py and of every tests/fuzz/targets_*.py module (each
+    defines a ``TARGETS`` dict); a name defined twice is an error, not a silent override."""
+    out: Dict[str, Callable[[bytes], None]] = dict(_BASE_TARGETS)
+    here = pathlib.Path(__file__).resolve().parent
+    for path in sorted(here.glob("targets_*.py")):
+        mod = importlib.import_module(f"{__package__}.{path.stem}")
+        for name, fn in getattr(mod, "TARGETS", {}).items():
+            if name in out and out[name] is not fn:
+                raise RuntimeError(f"fuzz target {name!r} of {path.name} is defined twice")
+            out[name] = fn
+    return out
+
+
+TARGETS = load_targets()
 
 INTERESTING = [0, 1, 2, 3, 4, 7, 8, 15, 16, 0x7F, 0x80, 0xFF]
 

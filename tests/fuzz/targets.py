@@ -446,12 +446,14 @@ def _game_at(variant_k: int, k: int) -> Any:
     return _GAMES[key]
 
 
-def _play_game(d: Data) -> Any:
-    """A copy of a cached game in its play phase (None when the cached one never got there)."""
+def _play_game(d: Data, fresh: bool = True) -> Any:
+    """A cached game in its play phase (None when the cached one never got there): a copy when
+    `fresh`, else the cached game itself (for calls that must not change it, which the caller
+    checks)."""
     g = _game_at(d.int(0, 2), d.int(0, 23))
     if g.phase != "PLAY":
         return None
-    return ddz.Game.from_json(g.to_json())
+    return ddz.Game.from_json(g.to_json()) if fresh else g
 
 
 def _deck_counts(decks: int) -> List[int]:
@@ -482,7 +484,7 @@ def t_solve(data: bytes) -> None:
     rules = d.choice(_SOLVE_RULES)
     ps = None
     if d.chance(4):
-        g = _play_game(d)
+        g = _play_game(d, fresh=False)
         if g is None or g.is_over:
             return
         ps = g.play_state
@@ -629,22 +631,23 @@ def t_sample_deals(data: bytes) -> None:
 _VE_RULES = [ddz.Rules.classic(), ddz.Rules.two_player(), ddz.Rules.bengbu(), ddz.Rules.classic_douzero()]
 
 
+def _kitty_of(d: Data, hand: ddz.Cards, size: int, decks: int) -> int:
+    """A kitty of `size` cards drawn from the landlord's hand (so it is consistent)."""
+    counts = _word_counts(hand.word)
+    text = d.ranks_from(counts, size)
+    return ddz.Cards(text, decks).word if len(text) == size else 0
+
+
 def _deal_arrays(d: Data, rules: ddz.Rules, games: int) -> Dict[str, Any]:
     n = rules.players
+    size = VARIANT[rules.variant].kitty
     deals, landlords, kitty = [], [], []
-    for k in range(games):
-        g = ddz.Game(rules, d.int(0, 2**20))
-        while g.phase not in ("PLAY", "OVER"):
-            g.apply(g.legal_actions()[0])
-        if g.phase != "PLAY":
-            continue
-        deals.append([h.word for h in g.play_state.hands])
-        landlords.append(g.landlord)
-        kitty.append(ddz.Cards("".join(c[0] for c in g.observation(g.landlord)["kitty"] or []), rules.decks).word
-                     if d.bool() else 0)
+    for _ in range(games):
+        hands, landlord = ddz.deal(rules, d.int(0, 2**20), 0)
+        deals.append([h.word for h in hands])
+        landlords.append(landlord)
+        kitty.append(_kitty_of(d, hands[landlord], size, rules.decks) if d.bool() else 0)
     out: Dict[str, Any] = {}
-    if not deals:
-        return out
     words = [w for row in deals for w in row]
     if d.chance(6):
         words[d.int(0, len(words) - 1)] = d.choice([0, d.u64(), ddz.Cards("3333").word, 1])
@@ -699,7 +702,7 @@ def t_vector_env(data: bytes) -> None:
     n = env.num_envs
     st = env.reset(mask=d.chance(4))
     _check_step(st, env, n, rules)
-    for _ in range(d.int(0, 40)):
+    for _ in range(d.int(0, 16)):
         off, ids = [int(x) for x in st.legal_offsets], st.legal_ids
         legal = [ids[off[i] + d.int(0, off[i + 1] - off[i] - 1)] for i in range(n)]
         if d.chance(6):
@@ -725,7 +728,7 @@ def t_vector_env(data: bytes) -> None:
 
 def t_encoders(data: bytes) -> None:
     d = Data(data)
-    g = _play_game(d)
+    g = _play_game(d, fresh=False)
     if g is None:
         return
     rules = g.rules
@@ -792,7 +795,7 @@ def t_encoders(data: bytes) -> None:
         if d.chance(2):
             vals = [int(x) for x in np.ravel(arrays[key])]
             if vals and d.bool():
-                vals[d.int(0, len(vals) - 1)] = d.choice([d.u64(), 0, 2**63, d.int(-3, 60)])
+                vals[d.int(0, len(vals) - 1)] = d.choice([d.u64() >> 1, 0, 2**62, d.int(0, 60)])
             arrays[key] = array(d, vals) if d.bool() else np.array(vals, dtype=np.int64).reshape(arrays[key].shape) \
                 if vals and d.bool() else d.hostile()
         fn = ddz.encode.compact_arrays if k == 5 or rules.variant != "classic" else None
@@ -840,15 +843,29 @@ def t_read_view(data: bytes) -> None:
         raise Finding("an accepted view does not read back the same")
 
 
+class _SampleReader:
+    """An agent that asks for sampled worlds and checks it got them."""
+
+    wants_samples = 2
+
+    def __call__(self, obs: Dict[str, Any]) -> Any:
+        if obs["phase"] == "PLAY" and len(obs["legal_actions"]) > 1 and obs.get("samples") is None:
+            raise Finding("an agent with wants_samples got no samples")
+        return obs["legal_action_ids"][-1]
+
+
+_AGENTS = [ddz.bots.RandomBot(), ddz.bots.RuleBot(), ddz.bots.RandomBot(seed=3), _SampleReader(),
+           lambda obs: obs["legal_action_ids"][0], lambda obs: "PLAY 3333"]
+
+
 def t_evaluate(data: bytes) -> None:
     d = Data(data)
     rules = d.choice([ddz.Rules.classic(), ddz.Rules.two_player(), ddz.Rules.bengbu()])
     n = rules.players
-    pool = [ddz.bots.RandomBot(), ddz.bots.RuleBot(), ddz.bots.RandomBot(seed=3)]
-    agents: Any = [d.choice(pool) for _ in range(n)]
+    agents: Any = [d.choice(_AGENTS) if d.chance(6) else _AGENTS[0] for _ in range(n)]
     if d.chance(10):
-        agents = d.choice([agents[:-1], agents + [pool[0]], [d.hostile()] + agents[1:], d.hostile()])
-    games: Any = d.choice([0, 1, 1, 1]) if not d.chance(10) else d.choice([-1, 10**8, True, np.int64(1), 1.5, "1"])
+        agents = d.choice([agents[:-1], agents + [_AGENTS[0]], [d.hostile()] + agents[1:], d.hostile()])
+    games: Any = d.choice([0, 1]) if not d.chance(10) else d.choice([-1, 10**8, True, np.int64(1), 1.5, "1"])
     seed: Any = d.u64() if not d.chance(10) else d.choice([-1, 2**64, np.uint64(3), None])
     kw: Dict[str, Any] = {}
     if d.chance(4):
