@@ -360,3 +360,37 @@ def test_settle_coin_types():
     typed(ddz.ArgumentTypeError, settle, g.result, room, "abc")
     s = settle(g.result, room, [np.int64(10**6), 10**6, 10**6])
     assert s.coins_before == (10**6,) * 3
+
+
+# ---- numpy integers are ints ----------------------------------------------------------------------
+
+def test_numpy_integers_everywhere():
+    i = np.int64
+    ps = ddz.PlayState(["33", "44", "55"], i(0), C3)
+    assert str(ps.hand(i(1))) == "44"
+    assert ps.bombs_played(np.uint8(1)) == 0
+    g = ddz.Game(C3, i(3), first_bidder=np.int8(1))
+    assert g.observation(i(1))["seat"] == 1
+    g.apply(g.legal_actions()[0])
+    assert g.elapsed(np.float64(0.5)) is None and g.elapsed(i(1)) is None
+    g.escape(i(2))
+    json.loads(g.to_json())  # every seat stored as a plain int
+    assert ddz.deal(C3, i(1), np.uint16(2)) == ddz.deal(C3, 1, 2)
+    assert ddz.Cards.from_word(np.uint64(ddz.Cards("33").word)) == ddz.Cards("33")
+    assert C3.move_from_id(i(3)) == C3.move_from_id(3)
+    assert ddz.card_name(np.int16(3)) == ddz.card_name(3)
+    env = ddz.VectorEnv(C3, np.int32(2), np.uint64(1), threads=np.int8(1))
+    assert env.reset(i(4)).obs.shape[0] == 2
+    assert ddz.bots.RandomBot(seed=i(2)).act(ddz.Game(C3, 1), 0)
+    r = ddz.Rules.classic(single_kicker_rank_cap=i(3), max_redeals=np.uint8(2))
+    assert type(r.options["single_kicker_rank_cap"]) is int and pickle_round_trip(r) == r
+    for bad in (np.bool_(True), True, 1.0):
+        typed(ddz.ArgumentTypeError, ddz.PlayState, ["33", "44", "55"], bad, C3)
+        typed(ddz.ArgumentTypeError, g.observation, bad)
+    raises(ddz.ArgumentError, ddz.Game(C3, 1).elapsed, math.nan)
+    typed(ddz.ArgumentTypeError, ddz.bots.RandomBot, "x")
+
+
+def pickle_round_trip(x):
+    import pickle
+    return pickle.loads(pickle.dumps(x))

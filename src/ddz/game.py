@@ -291,12 +291,12 @@ class Game(TablePolicy):
 
     def hand(self, seat: int) -> Cards:
         """A seat's cards by rank (server view; empty before the deal)."""
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         return self._hands.cards(seat) if self._dealt() else Cards("", decks=self._decks)
 
     def cards(self, seat: int) -> List[str]:
         """A seat's physical cards (server view; empty before the deal)."""
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         return self._hands.names(seat) if self._dealt() else []
 
     @property
@@ -323,9 +323,13 @@ class Game(TablePolicy):
         """The play so far, as scoring reads it (nothing before the play phase)."""
         return PlaySummary.of(self._ps) if self._ps is not None else scoring.NO_PLAY
 
-    def _check_seat(self, seat: int) -> None:
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self._n:
+    def _check_seat(self, seat: Any) -> int:
+        """The seat as an int (numpy integers taken); a bool or another type is no seat."""
+        if not is_int(seat):
+            raise ArgumentTypeError(f"no seat {shown(seat)}: a seat is an int 0..{self._n - 1}")
+        if not 0 <= seat < self._n:
             raise ArgumentError(f"no seat {shown(seat)}: seats are 0..{self._n - 1}")
+        return int(seat)
 
     def legal_actions(self) -> List[str]:
         """The actions of the seat to act, as tokens: decisions (``"CALL"``, ``"BID2"``, …) in
@@ -414,7 +418,7 @@ class Game(TablePolicy):
         return action_space.resolve(self, aid)
 
     def _check_turn(self, seat: Any) -> None:
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         acting = self._acting()
         if seat != acting:
             raise illegal(IllegalCode.NOT_YOUR_TURN, f"not seat {seat}'s turn: seat {acting} is to act")
@@ -512,7 +516,7 @@ class Game(TablePolicy):
         """What ``seat`` may see now, and nothing else (docs/rules.md §6, §2.2.2, §2.3.3).
         ``seat=None`` is the public view (a spectator's): no own hand, no legal actions."""
         if seat is not None:
-            self._check_seat(seat)
+            seat = self._check_seat(seat)
         dealt = self._dealt()
         names = lambda s: self._hands.names(s) if dealt else []  # noqa: E731
         to_act = self.current_seat

@@ -865,7 +865,7 @@ def t_evaluate(data: bytes) -> None:
     agents: Any = [d.choice(_AGENTS) if d.chance(6) else _AGENTS[0] for _ in range(n)]
     if d.chance(10):
         agents = d.choice([agents[:-1], agents + [_AGENTS[0]], [d.hostile()] + agents[1:], d.hostile()])
-    games: Any = d.choice([0, 1]) if not d.chance(10) else d.choice([-1, 10**8, True, np.int64(1), 1.5, "1"])
+    games: Any = (1 if d.chance(6) else 0) if not d.chance(10) else d.choice([-1, 10**8, True, np.int64(1), 1.5, "1"])
     seed: Any = d.u64() if not d.chance(10) else d.choice([-1, 2**64, np.uint64(3), None])
     kw: Dict[str, Any] = {}
     if d.chance(4):
