@@ -429,6 +429,12 @@ TARGETS: Dict[str, Callable[[bytes], None]] = {
 # Each input gets a small budget (a node limit, a tiny time per move, one-deal evaluations), so
 # a target runs thousands of inputs a minute.
 
+def rare(d: Data, k: int) -> bool:
+    """True with probability about 1/k while bytes remain; False once they run out (so a short
+    input takes the common, valid path rather than every hostile branch)."""
+    return d.left() > 0 and d.chance(k)
+
+
 _GAMES: Dict[Tuple[int, int], Any] = {}
 
 
@@ -483,7 +489,7 @@ def t_solve(data: bytes) -> None:
     d = Data(data)
     rules = d.choice(_SOLVE_RULES)
     ps = None
-    if d.chance(4):
+    if rare(d, 4):
         g = _play_game(d, fresh=False)
         if g is None or g.is_over:
             return
@@ -492,41 +498,41 @@ def t_solve(data: bytes) -> None:
         n = ps.num_players
     else:
         hands = _small_position(d, rules)
-        if d.chance(8):
+        if rare(d, 8):
             hands = d.choice([hands[:1], hands + ["3"] * 3, [d.hostile()] + hands[1:], d.hostile(),
                               [some_arg(d, rules) for _ in hands]])
         n = len(hands) if isinstance(hands, list) else 3
     kw: Dict[str, Any] = {}
     if ps is None:
-        if d.chance(3):
+        if rare(d, 3):
             kw["to_move"] = d.choice([d.int(0, n - 1), d.int(0, n - 1), -1, n, True, np.int64(1), "0", None])
-        if d.chance(3):
+        if rare(d, 3):
             kw["prev"] = d.choice([hand_text(d, rules, 4), some_arg(d, rules), None])
-        if d.chance(4):
+        if rare(d, 4):
             kw["sides"] = d.choice([[d.int(0, 1) for _ in range(n)], [0] + [1] * (n - 1), d.hostile(),
                                     [np.int8(0)] + [1] * (n - 1), [0, 2][:n]])
-        if d.chance(4):
+        if rare(d, 4):
             kw["bomb_limits"] = [d.choice([None, 0, 1, 254, 255, -1, "1", np.uint8(2)]) for _ in range(d.int(n - 1, n))]
-    elif d.chance(4):
+    elif rare(d, 4):
         kw["sides"] = [d.int(0, 1) for _ in range(n)]
-    kw["all_moves"] = d.choice([False, True, True, 1, None]) if d.chance(8) else d.bool()
+    kw["all_moves"] = d.choice([False, True, True, 1, None]) if rare(d, 8) else d.bool()
     kw["node_limit"] = d.choice([d.int(1, 3000), d.int(1, 3000), d.int(1, 3000), 0, -1, 2**64, 2**64 - 1, 1.5,
-                                 np.int64(500), None]) if d.chance(6) else d.int(1, 3000)
+                                 np.int64(500), None]) if rare(d, 6) else d.int(1, 3000)
     if kw["node_limit"] in (None, 2**64 - 1):  # keep every input cheap: a tiny position or a time limit
         kw["time_limit"] = 0.002
-    if d.chance(6):
+    if rare(d, 6):
         kw["time_limit"] = d.choice([0.002, math.inf, 1e300, 2**70, math.nan, -1.0, 0, "1", np.float64(0.001)])
-    if d.chance(8):
+    if rare(d, 8):
         kw["table_mb"] = d.choice([1, 0.001, 4096.5, 2**43 * 1.5, -1, math.nan, math.inf, 0, "16", True,
                                    np.float32(1)])
     else:
         kw["table_mb"] = 1
-    if ps is not None and d.chance(8):
+    if ps is not None and rare(d, 8):
         kw["rules"] = rules
     before = _state_key(ps) if ps is not None else list(hands) if isinstance(hands, list) else None
     try:
         s = (ddz.solve(hands, **kw) if ps is not None else
-             ddz.solve(hands, kw.pop("rules", rules) if not d.chance(30) else d.hostile(), **kw))
+             ddz.solve(hands, kw.pop("rules", rules) if not rare(d, 30) else d.hostile(), **kw))
     except ddz.DdzError as e:
         if len(str(e)) > MAX_MESSAGE:
             raise Finding(f"message of {len(str(e))} characters") from None
@@ -606,13 +612,13 @@ def _snapshot(x: Any) -> Any:
 def t_sample_deals(data: bytes) -> None:
     d = Data(data)
     obs, g = _observation(d)
-    real = not d.chance(3)
+    real = not rare(d, 3)
     if not real:
         for _ in range(d.int(1, 3)):
             obs = _mutate_json(d, obs)
-    n: Any = d.int(0, 6) if not d.chance(10) else d.choice([-1, 2**64, 1_000_001, 1.5, True, np.int64(2), "1"])
-    seed: Any = d.u64() if not d.chance(10) else d.choice([-1, 2**64, np.uint64(5), None, 1.0])
-    if d.chance(20):
+    n: Any = d.int(0, 6) if not rare(d, 10) else d.choice([-1, 2**64, 1_000_001, 1.5, True, np.int64(2), "1"])
+    seed: Any = d.u64() if not rare(d, 10) else d.choice([-1, 2**64, np.uint64(5), None, 1.0])
+    if rare(d, 20):
         obs, real = d.hostile(), False
     before = _snapshot(obs)
     rows = guarded(lambda: ddz.sample_deals(obs, n, seed))
@@ -649,17 +655,17 @@ def _deal_arrays(d: Data, rules: ddz.Rules, games: int) -> Dict[str, Any]:
         kitty.append(_kitty_of(d, hands[landlord], size, rules.decks) if d.bool() else 0)
     out: Dict[str, Any] = {}
     words = [w for row in deals for w in row]
-    if d.chance(6):
+    if rare(d, 6):
         words[d.int(0, len(words) - 1)] = d.choice([0, d.u64(), ddz.Cards("3333").word, 1])
-    out["deals"] = array(d, words) if d.chance(8) else np.array(words, dtype=np.uint64).reshape(-1, n)
-    out["landlords"] = np.array(landlords) if not d.chance(8) else array(d, [d.int(0, 5) for _ in landlords])
-    if d.chance(2):
-        if d.chance(6):
+    out["deals"] = array(d, words) if rare(d, 8) else np.array(words, dtype=np.uint64).reshape(-1, n)
+    out["landlords"] = np.array(landlords) if not rare(d, 8) else array(d, [d.int(0, 5) for _ in landlords])
+    if rare(d, 2):
+        if rare(d, 6):
             kitty[d.int(0, len(kitty) - 1)] = d.choice([ddz.Cards("333").word, d.u64(), 7])
-        out["kitty"] = np.array(kitty, dtype=np.uint64) if not d.chance(8) else array(d, kitty)
-    if rules.variant == "bengbu" and d.chance(3):
+        out["kitty"] = np.array(kitty, dtype=np.uint64) if not rare(d, 8) else array(d, kitty)
+    if rules.variant == "bengbu" and rare(d, 3):
         out["bomb_limits"] = np.array([[d.choice([0, 1, 2, 255, 254]) for _ in range(n)] for _ in landlords])
-    if d.chance(10):
+    if rare(d, 10):
         out[d.choice(["deals", "landlords", "kitty", "bomb_limits"])] = d.hostile()
     return out
 
@@ -690,22 +696,22 @@ def _check_step(st: Any, env: Any, n_envs: int, rules: ddz.Rules) -> None:
 def t_vector_env(data: bytes) -> None:
     d = Data(data)
     rules = d.choice(_VE_RULES)
-    n_envs: Any = d.int(1, 4) if not d.chance(12) else d.choice([0, -1, 2**40, 1.5, np.int32(2), "2", None])
+    n_envs: Any = d.int(1, 4) if not rare(d, 12) else d.choice([0, -1, 2**40, 1.5, np.int32(2), "2", None])
     kw: Dict[str, Any] = {}
-    if d.chance(3):
+    if rare(d, 3):
         kw.update(_deal_arrays(d, rules, d.int(1, 3)))
-    threads: Any = d.choice([1, 1, 1, 2]) if not d.chance(12) else d.choice([0, -1, 10**6, 1.5, None])
-    seed: Any = d.u64() if not d.chance(12) else d.choice([-1, 2**64, "1", None])
+    threads: Any = d.choice([1, 1, 1, 2]) if not rare(d, 12) else d.choice([0, -1, 10**6, 1.5, None])
+    seed: Any = d.u64() if not rare(d, 12) else d.choice([-1, 2**64, "1", None])
     env = guarded(lambda: ddz.VectorEnv(rules, n_envs, seed, threads=threads, **kw))
     if env is None:
         return
     n = env.num_envs
-    st = env.reset(mask=d.chance(4))
+    st = env.reset(mask=rare(d, 4))
     _check_step(st, env, n, rules)
     for _ in range(d.int(0, 16)):
         off, ids = [int(x) for x in st.legal_offsets], st.legal_ids
         legal = [ids[off[i] + d.int(0, off[i + 1] - off[i] - 1)] for i in range(n)]
-        if d.chance(6):
+        if rare(d, 6):
             before = env.games().copy()
             bad: Any = d.choice([
                 np.array([d.int(-2, rules.pass_id + 2) for _ in range(n)]), legal[:-1] or [0, 0],
@@ -718,9 +724,9 @@ def t_vector_env(data: bytes) -> None:
                 continue  # the tables did not move: the last legal lists still hold
             st = res
         else:
-            st = env.step(np.array(legal, dtype=d.choice([np.int64, np.int32, np.uint16])), mask=d.chance(4))
+            st = env.step(np.array(legal, dtype=d.choice([np.int64, np.int32, np.uint16])), mask=rare(d, 4))
         _check_step(st, env, n, rules)
-    if d.chance(4):
+    if rare(d, 4):
         st = guarded(lambda: env.reset(d.choice([d.u64(), None, -1, 2**64, "x"])))
         if st is not None:
             _check_step(st, env, n, rules)
@@ -736,20 +742,20 @@ def t_encoders(data: bytes) -> None:
     n = g.num_players
     before = (g.to_json(), _state_key(ps))
     k = d.int(0, 6)
-    seat: Any = d.int(0, n - 1) if not d.chance(6) else d.choice([-1, n, True, np.int64(0), "0", None, 1.0])
+    seat: Any = d.int(0, n - 1) if not rare(d, 6) else d.choice([-1, n, True, np.int64(0), "0", None, 1.0])
     if k == 0:
-        x = guarded(lambda: ddz.encode.compact(d.choice([g, ps]) if not d.chance(10) else d.hostile(), seat))
+        x = guarded(lambda: ddz.encode.compact(d.choice([g, ps]) if not rare(d, 10) else d.hostile(), seat))
         if x is not None and (x.dtype != np.int8 or x.ndim != 1):
             raise Finding("compact returned the wrong shape or dtype")
     elif k == 1:
         states: Any = [d.choice([g, ps]) for _ in range(d.int(0, 3))]
         seats: Any = [d.int(0, n - 1) for _ in states]
-        if d.chance(4):
+        if rare(d, 4):
             seats = d.choice([seats[:-1], seats + [0], [d.hostile() for _ in states], d.hostile()])
-        if d.chance(6):
+        if rare(d, 6):
             states = d.choice([states + [d.hostile()], d.hostile(), states + [ddz.Game(d.choice(_RULES))]])
         out = None
-        if d.chance(4):
+        if rare(d, 4):
             out = np.zeros((d.int(0, 4), d.int(0, 600)), dtype=d.choice([np.int8, np.int8, np.int16]))
         x = guarded(lambda: ddz.encode.compact_batch(states, seats, out))
         if x is not None:
@@ -760,13 +766,13 @@ def t_encoders(data: bytes) -> None:
         if rules.variant != "classic":
             return
         legal: Any = None
-        if d.chance(2):
+        if rare(d, 2):
             moves = list(ps.legal_moves())[:8]
             legal = [[] if m.is_pass else [ddz.encode._DZ_CARD[ddz.cards.RANKS.index(c)] for c in str(m)]
                      for m in moves]
-            if d.chance(3):
+            if rare(d, 3):
                 legal = _mutate_json(d, legal)
-            if d.chance(8):
+            if rare(d, 8):
                 legal = d.hostile()
         if k == 2:
             o = guarded(lambda: ddz.encode.douzero(ps, legal))
@@ -775,10 +781,10 @@ def t_encoders(data: bytes) -> None:
                 raise Finding("douzero's rows disagree with its legal actions")
         else:
             b = guarded(lambda: ddz.encode.douzero_batch([ps] * d.int(1, 3), None if legal is None else
-                                                         [legal] * 1 if d.chance(4) else None))
+                                                         [legal] * 1 if rare(d, 4) else None))
             if b is None:
                 return
-            pos: Any = int(b.position[0]) if not d.chance(4) else d.choice([0, 1, 2, 3, -1, 2**40, "x", 1.5, None])
+            pos: Any = int(b.position[0]) if not rare(d, 4) else d.choice([0, 1, 2, 3, -1, 2**40, "x", 1.5, None])
             r = guarded(lambda: b.expand(pos))
             if r is not None:
                 xs, zs = r
@@ -792,7 +798,7 @@ def t_encoders(data: bytes) -> None:
                   "actions": np.array(actions, dtype=np.uint64), "offsets": np.array([0, len(actions)]),
                   "seats": np.array([seat if isinstance(seat, int) and not isinstance(seat, bool) else 0])}
         key = d.choice(sorted(arrays))
-        if d.chance(2):
+        if rare(d, 2):
             vals = [int(x) for x in np.ravel(arrays[key])]
             if vals and d.bool():
                 vals[d.int(0, len(vals) - 1)] = d.choice([d.u64() >> 1, 0, 2**62, d.int(0, 60)])
@@ -821,18 +827,18 @@ def t_read_view(data: bytes) -> None:
         g = ddz.Game.from_json(_record(k))
         _VIEWS[(k, seat)] = g.view_json(None if seat < 0 or seat >= g.num_players else seat)
     text = _VIEWS[(k, seat)]
-    if d.chance(5):
+    if rare(d, 5):
         b = bytearray(text.encode())
         for _ in range(d.int(1, 4)):
             if b:
                 b[d.int(0, len(b) - 1)] = d.byte()
         text = b.decode("utf-8", errors="replace")
-    elif not d.chance(8):
+    elif not rare(d, 8):
         obj = json.loads(text)
         for _ in range(d.int(1, 3)):
             obj = _mutate_json(d, obj)
         text = json.dumps(obj)
-    arg: Any = text if not d.chance(20) else d.hostile()
+    arg: Any = text if not rare(d, 20) else d.hostile()
     v = guarded(lambda: ddz.record.read_view(arg))
     if v is None:
         return
@@ -862,29 +868,29 @@ def t_evaluate(data: bytes) -> None:
     d = Data(data)
     rules = d.choice([ddz.Rules.classic(), ddz.Rules.two_player(), ddz.Rules.bengbu()])
     n = rules.players
-    agents: Any = [d.choice(_AGENTS) if d.chance(6) else _AGENTS[0] for _ in range(n)]
-    if d.chance(10):
+    agents: Any = [d.choice(_AGENTS) if rare(d, 6) else _AGENTS[0] for _ in range(n)]
+    if rare(d, 10):
         agents = d.choice([agents[:-1], agents + [_AGENTS[0]], [d.hostile()] + agents[1:], d.hostile()])
-    games: Any = (1 if d.chance(6) else 0) if not d.chance(10) else d.choice([-1, 10**8, True, np.int64(1), 1.5, "1"])
-    seed: Any = d.u64() if not d.chance(10) else d.choice([-1, 2**64, np.uint64(3), None])
+    games: Any = (1 if rare(d, 6) else 0) if not rare(d, 10) else d.choice([-1, 10**8, True, np.int64(1), 1.5, "1"])
+    seed: Any = d.u64() if not rare(d, 10) else d.choice([-1, 2**64, np.uint64(3), None])
     kw: Dict[str, Any] = {}
-    if d.chance(4):
+    if rare(d, 4):
         kw["first_deal"] = d.choice([0, 1, 2**40, -1, np.int8(0), None])
-    if d.chance(3):
+    if rare(d, 3):
         deal: Any = {}
-        if d.chance(2):
+        if rare(d, 2):
             deal["first_bidder"] = d.choice([0, n - 1, n, -1, np.int64(1), "0", None])
-        if d.chance(3):
+        if rare(d, 3):
             src = _game_at(ddz.VARIANTS.index(rules.variant), d.int(0, 23))
             obj = json.loads(src.to_json())["deals"][0]
             deal.update({k: v for k, v in obj.items() if k in ("hands", "kitty", "aside")})
-        if d.chance(4):
+        if rare(d, 4):
             deal = _mutate_json(d, deal)
         deals: Any = [deal] * d.int(0, 3)
-        if d.chance(8):
+        if rare(d, 8):
             deals = d.choice([d.hostile(), ["x"], [{"bogus": 1}], 5, [deal, 7]])
         kw["deals"] = deals
-    if d.chance(20):
+    if rare(d, 20):
         kw["backend"] = d.choice(["", "lokal", None, 3])  # never "ray": that would start a cluster
     res = guarded(lambda: ddz.evaluate(agents, rules, games, seed, **kw))
     if res is None:
@@ -913,7 +919,7 @@ def t_search_bot(data: bytes) -> None:
     if d.bool():
         kw["node_limit"] = d.int(1, 500)
     for name, values in _BOT_ARGS.items():
-        if d.chance(12):
+        if rare(d, 12):
             kw[name] = d.choice(values)
     if kw.get("time_per_move") in (None, math.inf) and kw.get("node_limit") in (None, 2**64):
         kw["node_limit"] = 200  # keep every input cheap
@@ -939,7 +945,7 @@ def t_search_bot(data: bytes) -> None:
             if g.is_over:
                 return
             g.apply(rng.choice(g.legal_actions()))
-    if d.chance(8):
+    if rare(d, 8):
         guarded(lambda: bot.reseed(d.choice([d.u64(), -1, 2**70, "x", np.int64(3)])))
 
 
