@@ -65,6 +65,12 @@ def sample_deals(observation: Mapping[str, Any], n: int, seed: int) -> npt.NDArr
     observing seat's column is its own hand, a shown hand's column is that hand. Rows
     depend only on (observation, n, seed), never on the cards the seat cannot see.
 
+    The observation is checked whole first (it may come from a client): seats in range (numpy
+    integers taken, bools refused), each physical card in one place at most (the own hand,
+    the shown hands, the plays), the kitty of the variant's size and with the landlord, and
+    the counts adding up to the deck; ``n`` is 0..1,000,000, ``seed`` 0..2**64-1. What does
+    not fit raises ``SampleError`` (``SampleTypeError`` for a wrong type).
+
     >>> import ddz
     >>> g = ddz.Game(ddz.Rules.classic(), seed=1)
     >>> ddz.sample_deals(g.observation(0), 2, seed=7).shape
