@@ -708,7 +708,7 @@ def t_vector_env(data: bytes) -> None:
     n = env.num_envs
     st = env.reset(mask=rare(d, 4))
     _check_step(st, env, n, rules)
-    for _ in range(d.int(0, 16)):
+    for _ in range(d.int(0, 10)):
         off, ids = [int(x) for x in st.legal_offsets], st.legal_ids
         legal = [ids[off[i] + d.int(0, off[i + 1] - off[i] - 1)] for i in range(n)]
         if rare(d, 6):
