@@ -394,3 +394,20 @@ def test_numpy_integers_everywhere():
 def pickle_round_trip(x):
     import pickle
     return pickle.loads(pickle.dumps(x))
+
+
+def test_evaluate_refuses_agents_of_the_wrong_arity():
+    class NoSeat:
+        def act(self, game):  # act(game, seat) is the protocol
+            return game.legal_actions()[0]
+
+    for bad in ([lambda: None] * 3, [lambda obs, extra: 0] * 3, [NoSeat()] * 3):
+        typed(ddz.ArgumentTypeError, ddz.evaluate, bad, C3, games=1)
+    assert ddz.evaluate([RandomBot(), RandomBot(), lambda obs, *rest: obs["legal_action_ids"][0]],
+                        C3, games=1).scores.shape == (1, 3, 3)
+
+
+def test_sample_deals_takes_card_ids():
+    obs = _obs()
+    ids = [ddz.card_id(c) for c in obs["cards"]]
+    assert (ddz.sample_deals(dict(obs, cards=ids), 3, 1) == ddz.sample_deals(obs, 3, 1)).all()

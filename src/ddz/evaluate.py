@@ -27,6 +27,7 @@ seat has seen, seeded from the hand and the decision.
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -171,8 +172,17 @@ def _check_agents(agents: Any, rules: Rules) -> List[Any]:
     if len(agents) != rules.players:
         raise ArgumentError(f"{rules!r} seats {rules.players} agents, not {len(agents)}")
     for i, a in enumerate(agents):
-        if not (callable(getattr(a, "act", None)) or callable(a)):
+        is_bot = callable(getattr(a, "act", None))
+        if not (is_bot or callable(a)):
             raise ArgumentTypeError(f"agent {i} is neither a bot (act(game, seat)) nor a callable: {shown(a)}")
+        fn, args = (a.act, (None, None)) if is_bot else (a, (None,))
+        try:  # a callable that cannot take its arguments is refused here, not in the middle of a hand
+            inspect.signature(fn).bind(*args)
+        except TypeError:
+            what = "act(game, seat)" if is_bot else "agent(observation)"
+            raise ArgumentTypeError(f"agent {i} ({_name(a)}) cannot be called as {what}") from None
+        except ValueError:  # no signature to read (some builtins): it is called as it is
+            pass
     return agents
 
 

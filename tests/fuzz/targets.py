@@ -575,24 +575,29 @@ def _check_deals(rows: Any, obs: Dict[str, Any], n: int, decks: int) -> None:
     if not isinstance(rows, np.ndarray) or rows.dtype != np.uint64 or rows.shape != (n, seats):
         raise Finding(f"sample_deals returned {type(rows).__name__} {getattr(rows, 'shape', '')}")
     deck = _deck_counts(decks)
-    own = ddz.Cards("".join(c[0] for c in obs["cards"]), decks).word
+
+    def word(cards: Any) -> int:  # card names or ids, as the sampler reads them
+        return sum(1 << (4 * ddz.cards.card_rank(c)) for c in ddz.cards.parse_card_names(list(cards), decks))
+
+    own = word(obs["cards"])
     played = [0] * 15
     for s, t in obs["history"]:
         if s is None:
             played = [0] * 15
         elif t.startswith("PLAY "):
-            for c in t[5:].split():
-                played[ddz.cards.RANKS.index(c[0])] += 1
+            played = [a + b for a, b in zip(played, _word_counts(word(t[5:].split())))]
+    seat = int(obs["seat"])
     for row in rows:
-        if int(row[obs["seat"]]) != own:
+        if int(row[seat]) != own:
             raise Finding("a sampled deal changes the observing seat's hand")
         for s, cards in obs["shown"].items():
-            if int(row[int(s)]) != ddz.Cards("".join(c[0] for c in cards), decks).word:
+            k = int(s)
+            if k != seat and int(row[k]) != word(cards):
                 raise Finding("a sampled deal changes a shown hand")
         total = list(played)
         for s in range(seats):
             c = _word_counts(int(row[s]))
-            if sum(c) != obs["cards_left"][s]:
+            if sum(c) != int(obs["cards_left"][s]):
                 raise Finding(f"seat {s} was dealt {sum(c)} cards, cards_left says {obs['cards_left'][s]}")
             total = [a + b for a, b in zip(total, c)]
         if any(t > m for t, m in zip(total, deck)):
