@@ -522,6 +522,8 @@ def t_solve(data: bytes) -> None:
         kw["time_limit"] = 0.002
     if rare(d, 6):
         kw["time_limit"] = d.choice([0.002, math.inf, 1e300, 2**70, math.nan, -1.0, 0, "1", np.float64(0.001)])
+    if kw.get("node_limit") in (None, 2**64 - 1) and kw.get("time_limit") not in (0.002,):
+        kw["node_limit"] = 3000  # an infinite or huge time limit with no node limit is an exact search
     if rare(d, 8):
         kw["table_mb"] = d.choice([1, 0.001, 4096.5, 2**43 * 1.5, -1, math.nan, math.inf, 0, "16", True,
                                    np.float32(1)])
