@@ -1,15 +1,16 @@
-"""The fuzz targets (tests/fuzz/targets.py) run briefly on every test run, with a fixed seed,
+"""The fuzz targets (tests/fuzz/targets.py and targets_*.py) run briefly on every test run, with a fixed seed,
 so a target that breaks or an entry point that regresses on hostile input fails here; the
 long runs and the sanitizer build are in .ci/sanitize (README, "Fuzzing")."""
 from __future__ import annotations
 
 import pytest
 
-from fuzz.run import main, mutate, run_builtin
-from fuzz.targets import TARGETS
+from fuzz.run import TARGETS, main, mutate, run_builtin
 
-# inputs per target on each test run: about 10 s in total
-BUDGET = {"game_apply": 150, "from_json": 600}
+# inputs per target on each test run: about 20 s in total (the search, sampling and learning
+# targets spend more per input: a node limit, a tiny time per move, one-deal evaluations)
+BUDGET = {"game_apply": 150, "from_json": 600, "solve": 300, "sample_deals": 300, "vector_env": 60,
+          "encoders": 200, "read_view": 400, "evaluate": 40, "search_bot": 100}
 
 
 @pytest.mark.parametrize("name", sorted(TARGETS))

@@ -242,8 +242,11 @@ def test_bad_observations() -> None:
     del bad["history"]
     with pytest.raises(ddz.SampleError, match="history"):
         ddz.sample_deals(bad, 1, 0)
-    bad = dict(obs, cards_left=[17, 30, 17])
-    with pytest.raises(ddz.SampleError, match="unseen"):
+    bad = dict(obs, cards_left=[17, 30, 17])  # more than a hand holds
+    with pytest.raises(ddz.SampleError, match=r"cards_left\[1\]"):
+        ddz.sample_deals(bad, 1, 0)
+    bad = dict(obs, cards_left=[17, 19, 17])  # more cards than the deck has unseen
+    with pytest.raises(ddz.SampleError, match="add up to the deck"):
         ddz.sample_deals(bad, 1, 0)
     bad = dict(obs, cards=obs["cards"] + ["Zz"])
     with pytest.raises(ddz.SampleError, match="cards"):

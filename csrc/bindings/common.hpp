@@ -98,6 +98,26 @@ inline std::string shown(const std::string& s, size_t max = 48) {
 
 inline std::string type_name(py::handle h) { return std::string(py::str(py::type::handle_of(h).attr("__name__"))); }
 
+/// A Python int or a numpy integer scalar (np.int64, np.uint8, ...): an int argument. A bool
+/// (Python's or numpy's) is not an int, nor is a float or an array.
+inline bool is_int(py::handle h) {
+  if (PyBool_Check(h.ptr())) return false;
+  if (PyLong_Check(h.ptr())) return true;
+  // The GIL is held: the first call imports numpy once (a dependency of the package).
+  static PyObject* np_integer = py::object(py::module_::import("numpy").attr("integer")).release().ptr();
+  const int r = PyObject_IsInstance(h.ptr(), np_integer);
+  if (r < 0) PyErr_Clear();
+  return r == 1;
+}
+
+/// An int argument (is_int) as a Python int, for the PyLong_As* conversions.
+inline py::object as_pylong(py::handle h) {
+  if (PyLong_Check(h.ptr())) return py::reinterpret_borrow<py::object>(h);
+  PyObject* v = PyNumber_Index(h.ptr());
+  if (!v) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(v);
+}
+
 /// An int argument as text for a message (an int too large to print is named by its size).
 inline std::string int_shown(py::handle h) {
   try {
@@ -109,10 +129,10 @@ inline std::string int_shown(py::handle h) {
 
 /// An int argument in [lo, hi]; bool and non-int values are type errors (no silent truncation).
 inline long long int_arg(py::handle h, const char* what, long long lo, long long hi) {
-  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr()))
-    throw ArgumentTypeError(std::string(what) + " must be an int, not " + type_name(h));
+  if (!is_int(h)) throw ArgumentTypeError(std::string(what) + " must be an int, not " + type_name(h));
+  const py::object o = as_pylong(h);
   int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  long long v = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
   if (overflow || v < lo || v > hi)
     throw ArgumentError(std::string(what) + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", not " +
                         int_shown(h));
@@ -121,9 +141,9 @@ inline long long int_arg(py::handle h, const char* what, long long lo, long long
 
 /// An unsigned 64-bit argument (seeds, words).
 inline uint64_t u64_arg(py::handle h, const char* what) {
-  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr()))
-    throw ArgumentTypeError(std::string(what) + " must be an int, not " + type_name(h));
-  unsigned long long v = PyLong_AsUnsignedLongLong(h.ptr());
+  if (!is_int(h)) throw ArgumentTypeError(std::string(what) + " must be an int, not " + type_name(h));
+  const py::object o = as_pylong(h);
+  unsigned long long v = PyLong_AsUnsignedLongLong(o.ptr());
   if (v == (unsigned long long)-1 && PyErr_Occurred()) {
     PyErr_Clear();
     throw ArgumentError(std::string(what) + " must be in 0..2**64-1, not " + int_shown(h));
@@ -339,9 +359,10 @@ inline void trim(MoveBuffer& b) {
 /// An action id in 0..pass (pass = the id of PASS); E / ET: the error and its TypeError twin.
 template <class E = MoveError, class ET = MoveTypeError>
 long long action_id_arg(py::handle h, int pass) {
-  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr())) throw ET("an action id is an int, not " + type_name(h));
+  if (!is_int(h)) throw ET("an action id is an int, not " + type_name(h));
+  const py::object o = as_pylong(h);
   int overflow = 0;
-  long long id = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  long long id = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
   if (overflow || id < 0 || id > pass)
     throw E("action id " + int_shown(h) + " is out of range 0.." + std::to_string(pass) + " (" +
             std::to_string(pass) + " is PASS)");

@@ -407,7 +407,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
 
   m.def("decode", [](IntArg encoded, RulesArg rules) {
         RulesPtr rp = rules_arg(rules);
-        if (!PyLong_Check(encoded.ptr()) || PyBool_Check(encoded.ptr()))
+        if (!is_int(encoded))
           throw MoveTypeError("an encoded move is an int, not " + type_name(encoded));
         uint64_t e = 0;
         try {

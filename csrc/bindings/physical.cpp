@@ -52,9 +52,9 @@ int card_id(const std::string& raw_in, int decks) {
 
 /// A card given as an id or a name.
 int card_item(py::handle item, int decks) {
-  if (PyLong_Check(item.ptr()) && !PyBool_Check(item.ptr())) {
+  if (is_int(item)) {
     int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(item.ptr(), &overflow);
+    long long v = PyLong_AsLongLongAndOverflow(as_pylong(item).ptr(), &overflow);
     if (overflow || v < 0 || v >= 54 * decks)
       throw CardError("card id " + int_shown(item) + " is not in 0.." + std::to_string(54 * decks - 1));
     return int(v);
@@ -144,7 +144,7 @@ bool play_cards(const PhysicalObj& P, PlayStateObj& S, py::handle a, IdSet& ids,
   bool by_ranks = false;
   kind = -1;
   try {
-    if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) {  // an action id: a play's, or PASS
+    if (is_int(a)) {  // an action id: a play's, or PASS
       Enc e;
       if (!id_action(S, a, e)) return false;
       ranks = enc_cards(e);
@@ -296,7 +296,7 @@ PyMethodDef physical_methods[] = {
 void register_physical(py::module_& m) {
   m.def("card_name", [](IntArg id_h, IntArg decks_h) {
         int decks = decks_arg(decks_h);
-        if (!PyLong_Check(id_h.ptr()) || PyBool_Check(id_h.ptr()))
+        if (!is_int(id_h))
           throw CardError("card id " + shown(std::string(py::repr(id_h))) + " is not in 0.." + std::to_string(54 * decks - 1));
         return card_name(card_item(id_h, decks));
       }, py::arg("id"), py::arg("decks") = 1, "'3s', 'Th', 'B'; the second deck's copy ends with \"'\".");

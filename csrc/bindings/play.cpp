@@ -18,10 +18,9 @@ constexpr long long kMaxGames = 1LL << 28;
 
 
 int seat_arg(const PlayStateObj& P, py::handle seat) {
-  if (!PyLong_Check(seat.ptr()) || PyBool_Check(seat.ptr()))
-    throw ArgumentTypeError("a seat is an int, not " + type_name(seat));
+  if (!is_int(seat)) throw ArgumentTypeError("a seat is an int, not " + type_name(seat));
   int overflow = 0;
-  long long s = PyLong_AsLongLongAndOverflow(seat.ptr(), &overflow);
+  long long s = PyLong_AsLongLongAndOverflow(as_pylong(seat).ptr(), &overflow);
   if (overflow || s < 0 || s >= P.s.n)
     throw ArgumentError("no seat " + int_shown(seat) + ": seats are 0.." + std::to_string(P.s.n - 1));
   return int(s);
@@ -32,7 +31,7 @@ std::string reading_str(const Interp& it) { return kind_name(it.kind); }
 /// Converts an action argument; returns false for a pass. `kind` < 0: read by §2.0.4.
 bool action_arg(PlayStateObj& P, py::handle a, Counts& cards, int& kind) {
   kind = -1;
-  if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) {
+  if (is_int(a)) {
     Enc e;
     if (!id_action(P, a, e)) return false;
     cards = enc_cards(e);

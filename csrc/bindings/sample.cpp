@@ -2,12 +2,17 @@
 #include "../ddz/sample.hpp"
 #include "common.hpp"
 
+// The most deals one call returns (an (n, 4) array of 32 MB): a bound on what a caller's n allocates.
+constexpr uint64_t kMaxSampleDeals = 1000000;
+
 void register_sample(py::module_& m) {
   m.def("_sample_deals", [](uint64_t pool, std::vector<bool> hidden, std::vector<uint64_t> known, std::vector<int> draw,
                             std::vector<uint64_t> dealt_extra, bool no_special_deal, uint64_t n, uint64_t seed) {
         const size_t seats = hidden.size();
         if (seats < 2 || seats > 4 || known.size() != seats || draw.size() != seats || dealt_extra.size() != seats)
           throw ArgumentError("one entry per seat (2 to 4) in hidden, known, draw and dealt_extra");
+        if (n > kMaxSampleDeals)
+          throw ArgumentError("n must be at most " + std::to_string(kMaxSampleDeals) + " deals per call");
         SampleSpec spec;
         spec.seats = int(seats);
         spec.pool = pool;

@@ -60,10 +60,13 @@ void register_solver(py::module_& m) {
         PlayState s = position_of(rp, hands, to_move, top, owner, passes, bomb_plays_left, sides);
         uint8_t sd[4];
         for (size_t i = 0; i < hands.size(); ++i) sd[i] = uint8_t(sides[i]);
+        if (!(time_limit >= 0)) throw ArgumentError("time_limit must be >= 0 (0 = none), not NaN or negative");
+        if (!(table_mb > 0 && table_mb <= kMaxTableMb))
+          throw ArgumentError("table_mb must be in (0, " + std::to_string(int(kMaxTableMb)) + "]");
         SolveLimits lim;
         lim.nodes = node_limit;
         lim.seconds = time_limit;
-        lim.table_bytes = size_t(table_mb * double(1 << 20));
+        lim.table_bytes = size_t(table_mb * double(1 << 20));  // in range: checked above
         SolveResult res;
         {
           py::gil_scoped_release nogil;
@@ -118,6 +121,7 @@ void register_solver(py::module_& m) {
         }
         uint8_t sd[4];
         for (size_t i = 0; i < n; ++i) sd[i] = uint8_t(sides[i]);
+        if (!(time_limit >= 0)) throw ArgumentError("time_limit must be >= 0 (0 = none), not NaN or negative");
         PimcLimits lim;
         lim.seconds = time_limit;
         lim.worlds = world_limit;

@@ -67,6 +67,13 @@ DealPool pool_arg(const RulesObj& R, py::handle hands_h, py::handle landlords_h,
     const Counts kitty = p.kitty[size_t(g)];
     if (kitty && (!valid_word(r, kitty) || total_cards(kitty) != r.layout().kitty))
       throw CardError(at + ": the kitty must be " + std::to_string(r.layout().kitty) + " cards (0 = unknown)");
+    // The play phase starts with the kitty taken: its cards are in the landlord's hand.
+    const Counts own = p.hands[size_t(g) * size_t(n) + size_t(l)];
+    for (int k = 0; k < kRanks && kitty; ++k)
+      if (count_of(kitty, k) > count_of(own, k))
+        throw CardError(at + ": the kitty holds " + std::to_string(count_of(kitty, k)) + " '" +
+                        std::string(1, kRankChars[k]) + "' but the landlord (seat " + std::to_string(l) +
+                        ") holds " + std::to_string(count_of(own, k)) + ": the kitty is in the landlord's hand");
   }
   return p;
 }

@@ -1,5 +1,6 @@
 // PIMC: rollouts of candidate first actions over sampled worlds (see rollout.hpp).
 #include "rollout.hpp"
+#include "solver.hpp"  // deadline_after
 
 #include <algorithm>
 #include <chrono>
@@ -117,8 +118,8 @@ void pimc_candidates(const Rules& r, const PlayState& s, std::vector<Enc>& out) 
 PimcResult pimc(const Rules& r, const PlayState& s, const uint8_t* sides, const Counts* worlds, size_t n_worlds,
                 const Enc* cands, size_t n_cands, const PimcLimits& lim) {
   const auto t0 = Clock::now();
-  const bool timed = lim.seconds > 0;
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(lim.seconds));
+  Clock::time_point deadline;
+  const bool timed = deadline_after(t0, lim.seconds, deadline);
   const uint64_t total = lim.worlds ? std::min<uint64_t>(lim.worlds, n_worlds) : n_worlds;
   PimcResult res;
   res.wins.assign(n_cands, 0);

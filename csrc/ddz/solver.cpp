@@ -72,8 +72,11 @@ struct Table {
   uint16_t gen = 0;
 
   void prepare(size_t bytes) {
+    // The largest power of two of slots (at least 2) that fits in `bytes`; comparing against
+    // the slot count (not the bytes) keeps the doubling from overflowing for any `bytes`.
+    const size_t fit = bytes / sizeof(Entry);
     size_t want = 2;
-    while (want * 2 * sizeof(Entry) <= bytes) want *= 2;
+    while (want <= fit / 2) want *= 2;
     if (want != slots.size()) {
       slots.assign(want, Entry{});
       mask = want - 1;
@@ -158,8 +161,8 @@ struct Search {
   bool aborted = false;
 
   Search(const Rules& rules, const uint8_t* sd, Table& t, const SolveLimits& lim)
-      : r(rules), sides(sd), table(t), node_limit(lim.nodes), timed(lim.seconds > 0) {
-    if (timed) deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(lim.seconds));
+      : r(rules), sides(sd), table(t), node_limit(lim.nodes) {
+    timed = deadline_after(Clock::now(), lim.seconds, deadline);
     moves.reserve(1 << 14);
     order.reserve(1 << 14);
   }

@@ -3,6 +3,7 @@
 // out), any variant's combination rules, bomb limits (RULES.md §2.0.1, §2.0.6, §2.3.6).
 // No Python headers.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -10,7 +11,24 @@
 
 namespace ddz {
 
-/// Limits of one solve. 0 means "none" for the node and time limits.
+/// The largest transposition table a solve takes, in MiB (the bindings refuse more).
+constexpr double kMaxTableMb = 4096;
+
+/// The deadline `seconds` after `t0`, into `out`; false when there is none: a limit that is not
+/// positive, infinite, NaN or too far ahead for the clock to represent means no limit (a
+/// seconds-to-ticks conversion past the clock's range would overflow, which is undefined).
+inline bool deadline_after(std::chrono::steady_clock::time_point t0, double seconds,
+                           std::chrono::steady_clock::time_point& out) {
+  using Clock = std::chrono::steady_clock;
+  if (!(seconds > 0)) return false;
+  const double room = std::chrono::duration<double>(Clock::time_point::max() - t0).count();
+  if (!(seconds < room / 2)) return false;  // also infinity: half the range leaves margin for rounding
+  out = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  return true;
+}
+
+/// Limits of one solve. 0 means "none" for the node and time limits; so does a time limit
+/// the clock cannot represent (infinity).
 struct SolveLimits {
   uint64_t nodes = 0;
   double seconds = 0;

@@ -108,7 +108,7 @@ def array(d: Data, values: List[int]) -> Any:
         else:
             a = np.array(values, dtype=np.uint64).astype(dt)
     except (OverflowError, ValueError):
-        a = np.array(values, dtype=np.uint64)
+        a = np.array(values, dtype=np.int64 if any(v < 0 for v in values) else np.uint64)
     if mode == 0:
         return list(values)
     if mode == 1 and a.size:

@@ -1,4 +1,4 @@
-"""Runs the fuzz targets of ``tests/fuzz/targets.py``.
+"""Runs the fuzz targets of ``tests/fuzz/targets.py`` and ``tests/fuzz/targets_*.py``.
 
     python -m tests.fuzz.run                          # every target, 2,000 inputs each
     python -m tests.fuzz.run --runs 200000            # a long run (see README, "Fuzzing")
@@ -16,13 +16,32 @@ prints the target, the exception and the input as hex, and the run exits with st
 from __future__ import annotations
 
 import argparse
+import importlib
+import pathlib
 import random
 import sys
 import time
 import traceback
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
-from .targets import TARGETS
+from .targets import TARGETS as _BASE_TARGETS
+
+
+def load_targets() -> Dict[str, Callable[[bytes], None]]:
+    """The targets of tests/fuzz/targets.py and of every tests/fuzz/targets_*.py module (each
+    defines a ``TARGETS`` dict); a name defined twice is an error, not a silent override."""
+    out: Dict[str, Callable[[bytes], None]] = dict(_BASE_TARGETS)
+    here = pathlib.Path(__file__).resolve().parent
+    for path in sorted(here.glob("targets_*.py")):
+        mod = importlib.import_module(f"{__package__}.{path.stem}")
+        for name, fn in getattr(mod, "TARGETS", {}).items():
+            if name in out and out[name] is not fn:
+                raise RuntimeError(f"fuzz target {name!r} of {path.name} is defined twice")
+            out[name] = fn
+    return out
+
+
+TARGETS = load_targets()
 
 INTERESTING = [0, 1, 2, 3, 4, 7, 8, 15, 16, 0x7F, 0x80, 0xFF]
 
@@ -52,13 +71,19 @@ def mutate(rng: random.Random, data: bytes, corpus: List[bytes]) -> bytes:
 
 
 def run_builtin(name: str, fn: Callable[[bytes], None], runs: Optional[int], seconds: Optional[float],
-                seed: int) -> Tuple[int, Optional[Tuple[bytes, str]]]:
-    """Returns (inputs tried, finding or None)."""
+                seed: int, progress: Optional[float] = None) -> Tuple[int, Optional[Tuple[bytes, str]]]:
+    """Returns (inputs tried, finding or None). ``progress``: print the count every that many
+    seconds (a long run stopped early still tells how far it got)."""
     rng = random.Random(f"{name}:{seed}")
     corpus: List[bytes] = [b""]
-    deadline = time.monotonic() + seconds if seconds else None
+    t0 = time.monotonic()
+    deadline = t0 + seconds if seconds else None
+    next_report = t0 + progress if progress else None
     tried = 0
     while (runs is None or tried < runs) and (deadline is None or time.monotonic() < deadline):
+        if next_report is not None and time.monotonic() >= next_report:
+            print(f"{name:12s} {tried:>10,d} inputs  {time.monotonic() - t0:8.1f} s  (running)", flush=True)
+            next_report += progress  # type: ignore[operator]
         if rng.random() < 0.3 or len(corpus) < 8:
             data = bytes(rng.randrange(256) for _ in range(rng.randint(0, 96)))
         else:
@@ -87,6 +112,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--runs", type=int, default=None, help="inputs per target (default 2000 unless --seconds)")
     ap.add_argument("--seconds", type=float, default=None, help="time per target")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--progress", type=float, default=None, metavar="SECONDS",
+                    help="print the count of inputs tried every SECONDS")
     ap.add_argument("--engine", choices=("builtin", "atheris"), default="builtin")
     ap.add_argument("--reproduce", metavar="HEX", help="run one input (as printed by a finding)")
     args = ap.parse_args(argv)
@@ -108,7 +135,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     t0 = time.monotonic()
     for n in names:
         t = time.monotonic()
-        tried, finding = run_builtin(n, TARGETS[n], runs, args.seconds, args.seed)
+        tried, finding = run_builtin(n, TARGETS[n], runs, args.seconds, args.seed, args.progress)
         total += tried
         dt = time.monotonic() - t
         print(f"{n:12s} {tried:>10,d} inputs  {dt:8.1f} s  {tried / max(dt, 1e-9):>9,.0f}/s", flush=True)

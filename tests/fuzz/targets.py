@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import pickle
 import random
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 
@@ -422,3 +423,540 @@ TARGETS: Dict[str, Callable[[bytes], None]] = {
     "batch": t_batch, "decode": t_decode, "playstate": t_playstate, "game_apply": t_game_apply,
     "from_json": t_from_json, "settle": t_settle, "room": t_room,
 }
+
+
+# ---- the search, sampling and learning surfaces -----------------------------------------------
+# Each input gets a small budget (a node limit, a tiny time per move, one-deal evaluations), so
+# a target runs thousands of inputs a minute.
+
+def rare(d: Data, k: int) -> bool:
+    """True with probability about 1/k while bytes remain; False once they run out (so a short
+    input takes the common, valid path rather than every hostile branch)."""
+    return d.left() > 0 and d.chance(k)
+
+
+_GAMES: Dict[Tuple[int, int], Any] = {}
+
+
+def _game_at(variant_k: int, k: int) -> Any:
+    """A game of one variant stopped k steps into play (every phase: auction, play, over)."""
+    key = (variant_k, k)
+    if key not in _GAMES:
+        variant = ddz.VARIANTS[variant_k % 3]
+        g = ddz.Game(ddz.Rules(variant), 500 + k)
+        rng = random.Random(k)
+        stop = [1, 3, 6, 10, 16, 25, 40, 10_000][k % 8]
+        while not g.is_over and len(g.history) < stop:
+            g.apply(rng.choice(g.legal_actions()))
+        _GAMES[key] = g
+    return _GAMES[key]
+
+
+def _play_game(d: Data, fresh: bool = True) -> Any:
+    """A cached game in its play phase (None when the cached one never got there): a copy when
+    `fresh`, else the cached game itself (for calls that must not change it, which the caller
+    checks)."""
+    g = _game_at(d.int(0, 2), d.int(0, 23))
+    if g.phase != "PLAY":
+        return None
+    return ddz.Game.from_json(g.to_json()) if fresh else g
+
+
+def _deck_counts(decks: int) -> List[int]:
+    return _DECK2 if decks == 2 else _DECK1
+
+
+def _word_counts(w: int) -> List[int]:
+    return [(w >> (4 * r)) & 15 for r in range(15)]
+
+
+_SOLVE_RULES = [ddz.Rules.classic(), ddz.Rules.two_player(), ddz.Rules.bengbu(), _RULES[5]]
+
+
+def _small_position(d: Data, rules: ddz.Rules) -> List[str]:
+    n = d.int(2, 4)
+    deck = [r for r in range(15) for _ in range(_deck_counts(rules.decks)[r])]
+    random.Random(d.int(0, 2**32)).shuffle(deck)
+    sizes = [d.int(1, 6) for _ in range(n)]
+    out, at = [], 0
+    for s in sizes:
+        out.append("".join(ddz.cards.RANKS[r] for r in sorted(deck[at:at + s])))
+        at += s
+    return out
+
+
+def t_solve(data: bytes) -> None:
+    d = Data(data)
+    rules = d.choice(_SOLVE_RULES)
+    ps = None
+    if rare(d, 4):
+        g = _play_game(d, fresh=False)
+        if g is None or g.is_over:
+            return
+        ps = g.play_state
+        hands: Any = ps
+        n = ps.num_players
+    else:
+        hands = _small_position(d, rules)
+        if rare(d, 8):
+            hands = d.choice([hands[:1], hands + ["3"] * 3, [d.hostile()] + hands[1:], d.hostile(),
+                              [some_arg(d, rules) for _ in hands]])
+        n = len(hands) if isinstance(hands, list) else 3
+    kw: Dict[str, Any] = {}
+    if ps is None:
+        if rare(d, 3):
+            kw["to_move"] = d.choice([d.int(0, n - 1), d.int(0, n - 1), -1, n, True, np.int64(1), "0", None])
+        if rare(d, 3):
+            kw["prev"] = d.choice([hand_text(d, rules, 4), some_arg(d, rules), None])
+        if rare(d, 4):
+            kw["sides"] = d.choice([[d.int(0, 1) for _ in range(n)], [0] + [1] * (n - 1), d.hostile(),
+                                    [np.int8(0)] + [1] * (n - 1), [0, 2][:n]])
+        if rare(d, 4):
+            kw["bomb_limits"] = [d.choice([None, 0, 1, 254, 255, -1, "1", np.uint8(2)]) for _ in range(d.int(n - 1, n))]
+    elif rare(d, 4):
+        kw["sides"] = [d.int(0, 1) for _ in range(n)]
+    kw["all_moves"] = d.choice([False, True, True, 1, None]) if rare(d, 8) else d.bool()
+    kw["node_limit"] = d.choice([d.int(1, 3000), d.int(1, 3000), d.int(1, 3000), 0, -1, 2**64, 2**64 - 1, 1.5,
+                                 np.int64(500), None]) if rare(d, 6) else d.int(1, 3000)
+    if kw["node_limit"] in (None, 2**64 - 1):  # keep every input cheap: a tiny position or a time limit
+        kw["time_limit"] = 0.002
+    if rare(d, 6):
+        kw["time_limit"] = d.choice([0.002, math.inf, 1e300, 2**70, math.nan, -1.0, 0, "1", np.float64(0.001)])
+    if kw.get("node_limit") in (None, 2**64 - 1) and kw.get("time_limit") not in (0.002,):
+        kw["node_limit"] = 3000  # an infinite or huge time limit with no node limit is an exact search
+    if rare(d, 8):
+        kw["table_mb"] = d.choice([1, 0.001, 4096.5, 2**43 * 1.5, -1, math.nan, math.inf, 0, "16", True,
+                                   np.float32(1)])
+    else:
+        kw["table_mb"] = 1
+    if ps is not None and rare(d, 8):
+        kw["rules"] = rules
+    before = _state_key(ps) if ps is not None else list(hands) if isinstance(hands, list) else None
+    try:
+        s = (ddz.solve(hands, **kw) if ps is not None else
+             ddz.solve(hands, kw.pop("rules", rules) if not rare(d, 30) else d.hostile(), **kw))
+    except ddz.DdzError as e:
+        if len(str(e)) > MAX_MESSAGE:
+            raise Finding(f"message of {len(str(e))} characters") from None
+        s = None
+    after = _state_key(ps) if ps is not None else hands if isinstance(hands, list) else None
+    if after != before:
+        raise Finding("solve changed its input")
+    if s is None:
+        return
+    if s.complete != (s.win is not None) or s.nodes < 1:
+        raise Finding(f"an inconsistent Solution: {s!r}")
+    if not s.complete:
+        return
+    if s.win != bool(s.moves):
+        raise Finding(f"win={s.win} but moves={s.moves}")
+    if s.win and s.pv and s.pv[0][1] not in s.moves:
+        raise Finding("the principal variation does not start with a winning move")
+    # A re-run under a tiny node limit either stops or agrees; an exact re-run agrees.
+    tiny = dict(kw, node_limit=d.int(1, 64), time_limit=None)
+    again = ddz.solve(hands, **tiny) if ps is not None else ddz.solve(hands, rules, **tiny)
+    if again.complete and again.win != s.win:
+        raise Finding(f"a re-run with node_limit={tiny['node_limit']} says win={again.win}, the first {s.win}")
+
+
+_OBS: Dict[Tuple[int, int, int], Dict[str, Any]] = {}
+
+
+def _observation(d: Data) -> Tuple[Dict[str, Any], Any]:
+    vk, k = d.int(0, 2), d.int(0, 23)
+    g = _game_at(vk, k)
+    seat = d.int(0, g.num_players - 1)
+    key = (vk, k, seat)
+    if key not in _OBS:
+        _OBS[key] = g.observation(seat)
+    return copy.deepcopy(_OBS[key]), g
+
+
+def _check_deals(rows: Any, obs: Dict[str, Any], n: int, decks: int) -> None:
+    seats = len(obs["cards_left"])
+    if not isinstance(rows, np.ndarray) or rows.dtype != np.uint64 or rows.shape != (n, seats):
+        raise Finding(f"sample_deals returned {type(rows).__name__} {getattr(rows, 'shape', '')}")
+    deck = _deck_counts(decks)
+
+    def word(cards: Any) -> int:  # card names or ids, as the sampler reads them
+        return sum(1 << (4 * ddz.cards.card_rank(c)) for c in ddz.cards.parse_card_names(list(cards), decks))
+
+    own = word(obs["cards"])
+    played = [0] * 15
+    for s, t in obs["history"]:
+        if s is None:
+            played = [0] * 15
+        elif t.startswith("PLAY "):
+            played = [a + b for a, b in zip(played, _word_counts(word(t[5:].split())))]
+    seat = int(obs["seat"])
+    for row in rows:
+        if int(row[seat]) != own:
+            raise Finding("a sampled deal changes the observing seat's hand")
+        for s, cards in obs["shown"].items():
+            k = int(s)
+            if k != seat and int(row[k]) != word(cards):
+                raise Finding("a sampled deal changes a shown hand")
+        total = list(played)
+        for s in range(seats):
+            c = _word_counts(int(row[s]))
+            if sum(c) != int(obs["cards_left"][s]):
+                raise Finding(f"seat {s} was dealt {sum(c)} cards, cards_left says {obs['cards_left'][s]}")
+            total = [a + b for a, b in zip(total, c)]
+        if any(t > m for t, m in zip(total, deck)):
+            raise Finding(f"a sampled deal holds more copies of a rank than the deck: {total}")
+
+
+def _snapshot(x: Any) -> Any:
+    """The content of nested dicts and lists (other values by identity): equal iff nothing in
+    them was replaced, added or removed (repr would fail on an int past the digit limit)."""
+    if isinstance(x, dict):
+        return ("d", [(_snapshot(k), _snapshot(v)) for k, v in x.items()])
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, [_snapshot(v) for v in x])
+    return ("v", x) if isinstance(x, (int, str, bytes, float)) else ("o", id(x))
+
+
+def t_sample_deals(data: bytes) -> None:
+    d = Data(data)
+    obs, g = _observation(d)
+    real = not rare(d, 3)
+    if not real:
+        for _ in range(d.int(1, 3)):
+            obs = _mutate_json(d, obs)
+    n: Any = d.int(0, 6) if not rare(d, 10) else d.choice([-1, 2**64, 1_000_001, 1.5, True, np.int64(2), "1"])
+    seed: Any = d.u64() if not rare(d, 10) else d.choice([-1, 2**64, np.uint64(5), None, 1.0])
+    if rare(d, 20):
+        obs, real = d.hostile(), False
+    before = _snapshot(obs)
+    rows = guarded(lambda: ddz.sample_deals(obs, n, seed))
+    if _snapshot(obs) != before:
+        raise Finding("sample_deals changed the observation")
+    if rows is None:
+        if real and obs.get("phase") != "PRE_DEAL" and type(n) is int and 0 <= n <= 6 and type(seed) is int \
+                and 0 <= seed < 2**64:
+            raise Finding(f"a real observation was refused: {obs}")
+        return
+    _check_deals(rows, obs, int(n), 2 if len(obs["cards_left"]) == 4 else 1)
+    if not (ddz.sample_deals(obs, n, seed) == rows).all():
+        raise Finding("sample_deals is not reproducible")
+
+
+_VE_RULES = [ddz.Rules.classic(), ddz.Rules.two_player(), ddz.Rules.bengbu(), ddz.Rules.classic_douzero()]
+
+
+def _kitty_of(d: Data, hand: ddz.Cards, size: int, decks: int) -> int:
+    """A kitty of `size` cards drawn from the landlord's hand (so it is consistent)."""
+    counts = _word_counts(hand.word)
+    text = d.ranks_from(counts, size)
+    return ddz.Cards(text, decks).word if len(text) == size else 0
+
+
+def _deal_arrays(d: Data, rules: ddz.Rules, games: int) -> Dict[str, Any]:
+    n = rules.players
+    size = VARIANT[rules.variant].kitty
+    deals, landlords, kitty = [], [], []
+    for _ in range(games):
+        hands, landlord = ddz.deal(rules, d.int(0, 2**20), 0)
+        deals.append([h.word for h in hands])
+        landlords.append(landlord)
+        kitty.append(_kitty_of(d, hands[landlord], size, rules.decks) if d.bool() else 0)
+    out: Dict[str, Any] = {}
+    words = [w for row in deals for w in row]
+    if rare(d, 6):
+        words[d.int(0, len(words) - 1)] = d.choice([0, d.u64(), ddz.Cards("3333").word, 1])
+    out["deals"] = array(d, words) if rare(d, 8) else np.array(words, dtype=np.uint64).reshape(-1, n)
+    out["landlords"] = np.array(landlords) if not rare(d, 8) else array(d, [d.int(0, 5) for _ in landlords])
+    if rare(d, 2):
+        if rare(d, 6):
+            kitty[d.int(0, len(kitty) - 1)] = d.choice([ddz.Cards("333").word, d.u64(), 7])
+        out["kitty"] = np.array(kitty, dtype=np.uint64) if not rare(d, 8) else array(d, kitty)
+    if rules.variant == "bengbu" and rare(d, 3):
+        out["bomb_limits"] = np.array([[d.choice([0, 1, 2, 255, 254]) for _ in range(n)] for _ in landlords])
+    if rare(d, 10):
+        out[d.choice(["deals", "landlords", "kitty", "bomb_limits"])] = d.hostile()
+    return out
+
+
+def _check_step(st: Any, env: Any, n_envs: int, rules: ddz.Rules) -> None:
+    seats = rules.players
+    if st.obs.shape != (n_envs, env.layout["auction"].stop if "auction" in env.layout else st.obs.shape[1]) \
+            or st.obs.dtype != np.int8:
+        raise Finding(f"obs has shape {st.obs.shape}")
+    off = st.legal_offsets
+    if off.shape != (n_envs + 1,) or off[0] != 0 or (np.diff(off) < 1).any() or off[-1] != len(st.legal_ids):
+        raise Finding(f"legal_offsets {off} do not index legal_ids ({len(st.legal_ids)})")
+    if len(st.legal_ids) and (st.legal_ids.min() < 0 or st.legal_ids.max() > rules.pass_id):
+        raise Finding("a legal id out of range")
+    if st.reward.shape != (n_envs, seats) or not np.isfinite(st.reward).all() or \
+            (np.abs(st.reward.sum(axis=1)) > 1e-3).any():
+        raise Finding(f"rewards out of range or not zero-sum: {st.reward}")
+    if (st.reward[~st.done] != 0).any():
+        raise Finding("a reward on a table that did not finish")
+    if st.seat.min() < 0 or st.seat.max() >= seats or not set(np.unique(st.role)) <= {0, 1}:
+        raise Finding(f"seat {st.seat} / role {st.role} out of range")
+    if st.mask is not None:
+        counts = st.mask.sum(axis=1)
+        if (counts != np.diff(off)).any():
+            raise Finding("the mask disagrees with the legal ids")
+
+
+def t_vector_env(data: bytes) -> None:
+    d = Data(data)
+    rules = d.choice(_VE_RULES)
+    n_envs: Any = d.int(1, 4) if not rare(d, 12) else d.choice([0, -1, 2**40, 1.5, np.int32(2), "2", None])
+    kw: Dict[str, Any] = {}
+    if rare(d, 3):
+        kw.update(_deal_arrays(d, rules, d.int(1, 3)))
+    threads: Any = d.choice([1, 1, 1, 2]) if not rare(d, 12) else d.choice([0, -1, 10**6, 1.5, None])
+    seed: Any = d.u64() if not rare(d, 12) else d.choice([-1, 2**64, "1", None])
+    env = guarded(lambda: ddz.VectorEnv(rules, n_envs, seed, threads=threads, **kw))
+    if env is None:
+        return
+    n = env.num_envs
+    st = env.reset(mask=rare(d, 4))
+    _check_step(st, env, n, rules)
+    for _ in range(d.int(0, 10)):
+        off, ids = [int(x) for x in st.legal_offsets], st.legal_ids
+        legal = [ids[off[i] + d.int(0, off[i + 1] - off[i] - 1)] for i in range(n)]
+        if rare(d, 6):
+            before = env.games().copy()
+            bad: Any = d.choice([
+                np.array([d.int(-2, rules.pass_id + 2) for _ in range(n)]), legal[:-1] or [0, 0],
+                np.array(legal, dtype=np.float64) + 0.5, d.hostile(), array(d, [int(x) for x in legal] + [0]),
+                np.array([rules.pass_id + 1] * n)])
+            res = guarded(lambda: env.step(bad))
+            if res is None:
+                if not (env.games() == before).all():
+                    raise Finding("a rejected step moved a table")
+                continue  # the tables did not move: the last legal lists still hold
+            st = res
+        else:
+            st = env.step(np.array(legal, dtype=d.choice([np.int64, np.int32, np.uint16])), mask=rare(d, 4))
+        _check_step(st, env, n, rules)
+    if rare(d, 4):
+        st = guarded(lambda: env.reset(d.choice([d.u64(), None, -1, 2**64, "x"])))
+        if st is not None:
+            _check_step(st, env, n, rules)
+
+
+def t_encoders(data: bytes) -> None:
+    d = Data(data)
+    g = _play_game(d, fresh=False)
+    if g is None:
+        return
+    rules = g.rules
+    ps = g.play_state
+    n = g.num_players
+    before = (g.to_json(), _state_key(ps))
+    k = d.int(0, 6)
+    seat: Any = d.int(0, n - 1) if not rare(d, 6) else d.choice([-1, n, True, np.int64(0), "0", None, 1.0])
+    if k == 0:
+        x = guarded(lambda: ddz.encode.compact(d.choice([g, ps]) if not rare(d, 10) else d.hostile(), seat))
+        if x is not None and (x.dtype != np.int8 or x.ndim != 1):
+            raise Finding("compact returned the wrong shape or dtype")
+    elif k == 1:
+        states: Any = [d.choice([g, ps]) for _ in range(d.int(0, 3))]
+        seats: Any = [d.int(0, n - 1) for _ in states]
+        if rare(d, 4):
+            seats = d.choice([seats[:-1], seats + [0], [d.hostile() for _ in states], d.hostile()])
+        if rare(d, 6):
+            states = d.choice([states + [d.hostile()], d.hostile(), states + [ddz.Game(d.choice(_RULES))]])
+        out = None
+        if rare(d, 4):
+            out = np.zeros((d.int(0, 4), d.int(0, 600)), dtype=d.choice([np.int8, np.int8, np.int16]))
+        x = guarded(lambda: ddz.encode.compact_batch(states, seats, out))
+        if x is not None:
+            one = ddz.encode.compact(states[0], seats[0])
+            if x.dtype != np.int8 or x.shape[0] != len(states) or not (x[0] == one).all():
+                raise Finding("compact_batch row 0 differs from compact")
+    elif k in (2, 3, 4):
+        if rules.variant != "classic":
+            return
+        legal: Any = None
+        if rare(d, 2):
+            moves = list(ps.legal_moves())[:8]
+            legal = [[] if m.is_pass else [ddz.encode._DZ_CARD[ddz.cards.RANKS.index(c)] for c in str(m)]
+                     for m in moves]
+            if rare(d, 3):
+                legal = _mutate_json(d, legal)
+            if rare(d, 8):
+                legal = d.hostile()
+        if k == 2:
+            o = guarded(lambda: ddz.encode.douzero(ps, legal))
+            if o is not None and (o["x_batch"].shape[0] != len(o["legal_actions"]) or
+                                  o["z_batch"].shape[1:] != (5, 162)):
+                raise Finding("douzero's rows disagree with its legal actions")
+        else:
+            b = guarded(lambda: ddz.encode.douzero_batch([ps] * d.int(1, 3), None if legal is None else
+                                                         [legal] * 1 if rare(d, 4) else None))
+            if b is None:
+                return
+            pos: Any = int(b.position[0]) if not rare(d, 4) else d.choice([0, 1, 2, 3, -1, 2**40, "x", 1.5, None])
+            r = guarded(lambda: b.expand(pos))
+            if r is not None:
+                xs, zs = r
+                rows = int(sum(b.action_offsets[i + 1] - b.action_offsets[i] for i in range(len(b))
+                               if b.position[i] == int(pos)))
+                if xs.shape[0] != rows or zs.shape != (rows, 5, 162):
+                    raise Finding(f"expand gave {xs.shape}, {zs.shape} for {rows} rows")
+    else:
+        starts, landlord, limits, actions = ddz.encode.play_log(ps)
+        arrays = {"starts": np.array([starts], dtype=np.uint64), "landlords": np.array([landlord]),
+                  "actions": np.array(actions, dtype=np.uint64), "offsets": np.array([0, len(actions)]),
+                  "seats": np.array([seat if isinstance(seat, int) and not isinstance(seat, bool) else 0])}
+        key = d.choice(sorted(arrays))
+        if rare(d, 2):
+            vals = [int(x) for x in np.ravel(arrays[key])]
+            if vals and d.bool():
+                vals[d.int(0, len(vals) - 1)] = d.choice([d.u64() >> 1, 0, 2**62, d.int(0, 60)])
+            arrays[key] = array(d, vals) if d.bool() else np.array(vals, dtype=np.int64).reshape(arrays[key].shape) \
+                if vals and d.bool() else d.hostile()
+        fn = ddz.encode.compact_arrays if k == 5 or rules.variant != "classic" else None
+        if fn is not None:
+            x = guarded(lambda: fn(rules, arrays["starts"], arrays["landlords"], arrays["actions"], arrays["offsets"],
+                                   arrays["seats"]))
+            if x is not None and (x.dtype != np.int8 or x.shape[0] != 1):
+                raise Finding("compact_arrays returned the wrong shape")
+        else:
+            guarded(lambda: ddz.encode.douzero_arrays(rules, arrays["starts"], arrays["landlords"],
+                                                      arrays["actions"], arrays["offsets"]))
+    if (g.to_json(), _state_key(ps)) != before:
+        raise Finding("an encoder changed the game or the play state")
+
+
+_VIEWS: Dict[Tuple[int, int], str] = {}
+
+
+def t_read_view(data: bytes) -> None:
+    d = Data(data)
+    k, seat = d.int(0, 14), d.int(-1, 3)
+    if (k, seat) not in _VIEWS:
+        g = ddz.Game.from_json(_record(k))
+        _VIEWS[(k, seat)] = g.view_json(None if seat < 0 or seat >= g.num_players else seat)
+    text = _VIEWS[(k, seat)]
+    if rare(d, 5):
+        b = bytearray(text.encode())
+        for _ in range(d.int(1, 4)):
+            if b:
+                b[d.int(0, len(b) - 1)] = d.byte()
+        text = b.decode("utf-8", errors="replace")
+    elif not rare(d, 8):
+        obj = json.loads(text)
+        for _ in range(d.int(1, 3)):
+            obj = _mutate_json(d, obj)
+        text = json.dumps(obj)
+    arg: Any = text if not rare(d, 20) else d.hostile()
+    v = guarded(lambda: ddz.record.read_view(arg))
+    if v is None:
+        return
+    if not isinstance(v, dict) or "rules" not in v:
+        raise Finding("read_view returned no rules")
+    again = ddz.record.read_view(json.dumps(v))
+    if again != v:
+        raise Finding("an accepted view does not read back the same")
+
+
+class _SampleReader:
+    """An agent that asks for sampled worlds and checks it got them."""
+
+    wants_samples = 2
+
+    def __call__(self, obs: Dict[str, Any]) -> Any:
+        if obs["phase"] == "PLAY" and len(obs["legal_actions"]) > 1 and obs.get("samples") is None:
+            raise Finding("an agent with wants_samples got no samples")
+        return obs["legal_action_ids"][-1]
+
+
+_AGENTS = [ddz.bots.RandomBot(), ddz.bots.RuleBot(), ddz.bots.RandomBot(seed=3), _SampleReader(),
+           lambda obs: obs["legal_action_ids"][0], lambda obs: "PLAY 3333"]
+
+
+def t_evaluate(data: bytes) -> None:
+    d = Data(data)
+    rules = d.choice([ddz.Rules.classic(), ddz.Rules.two_player(), ddz.Rules.bengbu()])
+    n = rules.players
+    agents: Any = [d.choice(_AGENTS) if rare(d, 6) else _AGENTS[0] for _ in range(n)]
+    if rare(d, 10):
+        agents = d.choice([agents[:-1], agents + [_AGENTS[0]], [d.hostile()] + agents[1:], d.hostile()])
+    games: Any = (1 if rare(d, 6) else 0) if not rare(d, 10) else d.choice([-1, 10**8, True, np.int64(1), 1.5, "1"])
+    seed: Any = d.u64() if not rare(d, 10) else d.choice([-1, 2**64, np.uint64(3), None])
+    kw: Dict[str, Any] = {}
+    if rare(d, 4):
+        kw["first_deal"] = d.choice([0, 1, 2**40, -1, np.int8(0), None])
+    if rare(d, 3):
+        deal: Any = {}
+        if rare(d, 2):
+            deal["first_bidder"] = d.choice([0, n - 1, n, -1, np.int64(1), "0", None])
+        if rare(d, 3):
+            src = _game_at(ddz.VARIANTS.index(rules.variant), d.int(0, 23))
+            obj = json.loads(src.to_json())["deals"][0]
+            deal.update({k: v for k, v in obj.items() if k in ("hands", "kitty", "aside")})
+        if rare(d, 4):
+            deal = _mutate_json(d, deal)
+        deals: Any = [deal] * d.int(0, 3)
+        if rare(d, 8):
+            deals = d.choice([d.hostile(), ["x"], [{"bogus": 1}], 5, [deal, 7]])
+        kw["deals"] = deals
+    if rare(d, 20):
+        kw["backend"] = d.choice(["", "lokal", None, 3])  # never "ray": that would start a cluster
+    res = guarded(lambda: ddz.evaluate(agents, rules, games, seed, **kw))
+    if res is None:
+        return
+    g = int(games)
+    if res.scores.shape != (g, n, n) or res.role.shape != (g, n, n) or not np.isfinite(res.scores).all():
+        raise Finding(f"evaluate returned shapes {res.scores.shape}, {res.role.shape}")
+    if not set(np.unique(res.role)) <= {-1, 0, 1} or (res.won & (res.role < 0)).any():
+        raise Finding("a hand won without a role")
+
+
+_BOT_ARGS = {
+    "time_per_move": [None, 1e-4, 5e-4, 0.001, 0, -1.0, math.nan, math.inf, "0.1", [1], True],
+    "node_limit": [None, 50, 200, 500, 0, -1, 2**64, 1.5, np.int64(100)],
+    "worlds": [1, 2, 4, 0, 2**31, "3", np.int8(2), 1.0],
+    "rollout_worlds": [1, 5, 20, 0, 2**31, None],
+    "table_mb": [1, 0.5, -1, 2**43 * 1.5, math.nan, "16", 4097],
+    "seed": [0, 1, 2**64 - 1, -1, 2**64, "0", np.int8(-1), np.uint32(7), None],
+}
+
+
+def t_search_bot(data: bytes) -> None:
+    d = Data(data)
+    kw: Dict[str, Any] = {"time_per_move": d.choice([1e-4, 5e-4, 0.001]), "worlds": d.int(1, 4),
+                          "rollout_worlds": d.int(1, 20), "table_mb": 1, "seed": d.u64()}
+    if d.bool():
+        kw["node_limit"] = d.int(1, 500)
+    for name, values in _BOT_ARGS.items():
+        if rare(d, 12):
+            kw[name] = d.choice(values)
+    if kw.get("time_per_move") in (None, math.inf) and kw.get("node_limit") in (None, 2**64):
+        kw["node_limit"] = 200  # keep every input cheap
+    bot = guarded(lambda: ddz.bots.SearchBot(**kw))
+    if bot is None:
+        return
+    g = _play_game(d)
+    if g is None or g.is_over:
+        return
+    rng = random.Random(d.int(0, 2**16))
+    for _ in range(d.int(0, 3)):
+        if g.is_over:
+            return
+        seat = g.current_seat
+        before = g.to_json()
+        a = bot.act(g, seat)
+        if g.to_json() != before:
+            raise Finding("SearchBot.act changed the game")
+        if a not in g.legal_actions():
+            raise Finding(f"SearchBot played {a!r}, not a legal action {g.legal_actions()[:5]}...")
+        g.apply(a)
+        for _ in range(d.int(0, 4)):
+            if g.is_over:
+                return
+            g.apply(rng.choice(g.legal_actions()))
+    if rare(d, 8):
+        guarded(lambda: bot.reseed(d.choice([d.u64(), -1, 2**70, "x", np.int64(3)])))
+
+
+TARGETS.update({
+    "solve": t_solve, "sample_deals": t_sample_deals, "vector_env": t_vector_env, "encoders": t_encoders,
+    "read_view": t_read_view, "evaluate": t_evaluate, "search_bot": t_search_bot,
+})

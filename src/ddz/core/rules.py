@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, Mapping, Tuple, Union
 
 from .. import _core
 from . import action_space
+from .args import is_int
 from .errors import ArgumentError, ArgumentTypeError, shown
 from .variants import VARIANT, VARIANTS
 
@@ -39,11 +40,11 @@ def _choice(*allowed: Any, reserved: Tuple[Any, ...] = ()) -> Callable[[str, Any
 def _int_range(lo: int, hi: int | None = None) -> Callable[[str, Any], int]:
     def check(name: str, v: Any) -> int:
         bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        if isinstance(v, bool) or not isinstance(v, int):
+        if not is_int(v):
             raise ArgumentTypeError(f"option {name} must be an integer {bound}, not {shown(v)}")
         if v < lo or (hi is not None and v > hi):
             raise ArgumentError(f"option {name} must be an integer {bound}, not {shown(v)}")
-        return v
+        return int(v)  # a numpy integer stored as an int (the options are JSON)
     return check
 
 
@@ -293,6 +294,11 @@ class Rules(_core.RulesCore):
 
     def __reduce__(self):  # pickling: rebuild from variant and options
         return (_rebuild, (self.variant, self.preset, dict(self.options)))
+
+
+def option_names(variant: str) -> frozenset:
+    """The names of the options ``Rules(variant, ...)`` takes."""
+    return frozenset({**_COMMON, **_PER_VARIANT[variant]})
 
 
 def _rebuild(variant: str, preset: str, options: Dict[str, Any]) -> Rules:

@@ -27,6 +27,7 @@ from .classes import game_class
 from .record import RECORD_FORMAT, RECORD_VERSION, read_game, view_record
 from .table import TablePolicy
 from ..core.variants import VARIANT
+from ..core.args import int_arg, is_int
 from ..core.errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
 
 __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_factor"]
@@ -72,18 +73,18 @@ class Game(TablePolicy):
         self._phase_ids = _phase_ids(type(self), self._pass_id)
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        if not is_int(seed):
             raise ArgumentTypeError(f"seed must be an int, not {type(seed).__name__}")
+        seed = int(seed)
         if not 0 <= seed < 2**64:
             text = str(seed) if seed.bit_length() <= 128 else f"an integer of {seed.bit_length()} bits"
             raise ArgumentError(f"seed must be in 0..2**64-1, not {text}")
-        for name, v in (("base", base), ("initial_multiplier", initial_multiplier)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ArgumentError(f"{name} must be a positive integer, not {shown(v)}")
-        for name, seat_arg in (("first_bidder", first_bidder), ("first_to_decide", first_to_decide)):
-            if seat_arg is not None and (isinstance(seat_arg, bool) or not isinstance(seat_arg, int)
-                                         or not 0 <= seat_arg < self._n):
-                raise ArgumentError(f"{name} must be a seat 0..{self._n - 1}, not {shown(seat_arg)}")
+        base = int_arg(base, "base", 1)
+        initial_multiplier = int_arg(initial_multiplier, "initial_multiplier", 1)
+        if first_bidder is not None:
+            first_bidder = int_arg(first_bidder, "first_bidder", 0, self._n - 1)
+        if first_to_decide is not None:
+            first_to_decide = int_arg(first_to_decide, "first_to_decide", 0, self._n - 1)
         if self._variant != "classic" and (base != 1 or initial_multiplier != 1):
             raise ArgumentError("base= and initial_multiplier= are CLASSIC3's room stakes (docs/rules.md §6); TWOP's "
                                 "initial multiplier is the option twop_initial_multiplier, BENGBU4's base is the bid")
@@ -291,12 +292,12 @@ class Game(TablePolicy):
 
     def hand(self, seat: int) -> Cards:
         """A seat's cards by rank (server view; empty before the deal)."""
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         return self._hands.cards(seat) if self._dealt() else Cards("", decks=self._decks)
 
     def cards(self, seat: int) -> List[str]:
         """A seat's physical cards (server view; empty before the deal)."""
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         return self._hands.names(seat) if self._dealt() else []
 
     @property
@@ -323,9 +324,13 @@ class Game(TablePolicy):
         """The play so far, as scoring reads it (nothing before the play phase)."""
         return PlaySummary.of(self._ps) if self._ps is not None else scoring.NO_PLAY
 
-    def _check_seat(self, seat: int) -> None:
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self._n:
+    def _check_seat(self, seat: Any) -> int:
+        """The seat as an int (numpy integers taken); a bool or another type is no seat."""
+        if not is_int(seat):
+            raise ArgumentTypeError(f"no seat {shown(seat)}: a seat is an int 0..{self._n - 1}")
+        if not 0 <= seat < self._n:
             raise ArgumentError(f"no seat {shown(seat)}: seats are 0..{self._n - 1}")
+        return int(seat)
 
     def legal_actions(self) -> List[str]:
         """The actions of the seat to act, as tokens: decisions (``"CALL"``, ``"BID2"``, …) in
@@ -430,7 +435,7 @@ class Game(TablePolicy):
         return action_space.resolve(self, aid)
 
     def _check_turn(self, seat: Any) -> None:
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         acting = self._acting()
         if seat != acting:
             raise illegal(IllegalCode.NOT_YOUR_TURN, f"not seat {seat}'s turn: seat {acting} is to act")
@@ -516,7 +521,7 @@ class Game(TablePolicy):
         """What ``seat`` may see now, and nothing else (docs/rules.md §6, §2.2.2, §2.3.3).
         ``seat=None`` is the public view (a spectator's): no own hand, no legal actions."""
         if seat is not None:
-            self._check_seat(seat)
+            seat = self._check_seat(seat)
         dealt = self._dealt()
         names = lambda s: self._hands.names(s) if dealt else []  # noqa: E731
         to_act = self.current_seat

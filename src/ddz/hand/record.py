@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from ..core.rules import Rules
+from ..core.rules import Rules, option_names
 from ..core.variants import VARIANT, VARIANTS
 from ..core.cards import card_id, card_name, deck_ids
 from ..core.errors import DdzError, RecordError, RecordTypeError, shown
@@ -84,6 +84,11 @@ def _rules(d: Dict[str, Any]) -> Rules:
     if variant not in VARIANTS:
         raise RecordError(f"the record's rules: unknown variant {_short(variant)}")
     options = _field(spec, "options", dict, "the record's rules")
+    known = option_names(variant)
+    for key in options:  # only real options: not Rules' own parameters (variant, the preset's name)
+        if not isinstance(key, str) or key not in known:
+            raise RecordError(f"the record's rules: {_short(key)} is not an option of variant {variant} "
+                              f"(known: {', '.join(sorted(known))})")
     try:
         return Rules(variant, **options)
     except DdzError as e:

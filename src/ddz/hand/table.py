@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
+import numpy as np
+
 from ..core.cards import card_name, card_rank
 from ..core.errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
 
@@ -59,7 +61,7 @@ class TablePolicy:
         def legal_actions(self) -> List[str]: ...
         def apply(self, action: Any, seat: Optional[int] = None) -> str: ...
         def _acting(self) -> int: ...
-        def _check_seat(self, seat: int) -> None: ...
+        def _check_seat(self, seat: Any) -> int: ...
         def _finish(self, result: GameResult) -> None: ...
         def _escape_result(self, seat: int) -> GameResult: ...
 
@@ -75,8 +77,11 @@ class TablePolicy:
     def elapsed(self, seconds: float) -> Optional[str]:
         """Reports time spent on the current decision. When the decision's time
         (``move_timeout_s``) runs out, applies ``timeout()`` and returns its token."""
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
+        if isinstance(seconds, (bool, np.bool_)) or not isinstance(seconds, (int, float, np.integer, np.floating)):
+            raise ArgumentTypeError(f"elapsed seconds must be a non-negative number, not {shown(seconds)}")
+        if not seconds >= 0:  # NaN too
             raise ArgumentError(f"elapsed seconds must be a non-negative number, not {shown(seconds)}")
+        seconds = float(seconds)
         if self.is_over:
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: no decision is timed")
         self._clock += seconds
@@ -117,7 +122,7 @@ class TablePolicy:
     def set_bot(self, seat: int, bot: Any = None) -> None:
         """Hands a seat to a bot (``ddz.bots.RuleBot()`` when ``bot`` is None) from now on;
         ``step_bots()`` then plays it. ``clear_bot(seat)`` gives the seat back."""
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         if bot is None:
             bot = self._new_default_bot()
         if not callable(getattr(bot, "act", None)):
@@ -125,7 +130,7 @@ class TablePolicy:
         self._bots[seat] = bot
 
     def clear_bot(self, seat: int) -> None:
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         self._bots.pop(seat, None)
 
     def step_bots(self, limit: int = 10_000) -> List[str]:
@@ -139,7 +144,7 @@ class TablePolicy:
         """A seat leaves the unfinished hand (docs/rules.md §9, decision A9). TWOP and BENGBU4: the hand
         ends at once with the escape settlement (returned). CLASSIC3: a bot takes the seat
         until the hand ends and the hand is settled normally (§3.6; returns None)."""
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         if self.is_over:
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: nobody can escape it")
         self._history.append((seat, "ESCAPE"))

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from .. import _core
 from .._core import Cards, PlayState
 from ..core.rules import Rules
+from ..core.args import int_arg, is_int
 from ..core.errors import ArgumentError, ArgumentTypeError, shown
 from ..core.variants import VARIANT
 from ..hand.game import Game
@@ -245,6 +246,9 @@ def compact_batch(states: Sequence[Any], seats: Sequence[int],
     of shape (len(states), width), reused across calls) or a new array."""
     if isinstance(states, (str, bytes)) or not isinstance(states, Sequence):
         raise ArgumentTypeError(f"states must be a sequence of ddz.Game or ddz.PlayState, not {type(states).__name__}")
+    if isinstance(seats, (str, bytes)) or not isinstance(seats, (Sequence, np.ndarray)) or \
+            (isinstance(seats, np.ndarray) and seats.ndim != 1):
+        raise ArgumentTypeError(f"seats must be a sequence of ints, one per state, not {shown(seats)}")
     if len(seats) != len(states):
         raise ArgumentError(f"give one seat per state: {len(states)} states, {len(seats)} seats")
     if not states:
@@ -321,8 +325,13 @@ def _enc_word(m: int) -> int:
 
 
 def _dz_word(cards: Sequence[int]) -> int:
+    if isinstance(cards, (str, bytes)) or not isinstance(cards, Sequence):
+        raise ArgumentTypeError(f"a DouZero action must be a list of card ints, not {shown(cards)}")
     w = 0
     for c in cards:
+        if not is_int(c):
+            raise ArgumentTypeError(f"a DouZero card must be an int (3..14, 17, 20, 30), not {shown(c)}")
+        c = int(c)
         if c not in _DZ_RANK:
             raise ArgumentError(f"{shown(c)} is not a DouZero card (3..14, 17, 20, 30)")
         w += 1 << (4 * _DZ_RANK[c])
@@ -355,6 +364,7 @@ class DouZeroBatch:
         """DouZero's ``x_batch`` and ``z_batch`` (float32) of every legal action of every state of
         one position (0, 1, 2), stacked in state order: shapes (rows, 373 or 484) and (rows, 5, 162);
         written into ``out_x`` / ``out_z`` when given (exact shapes)."""
+        position = int_arg(position, "position", 0, 2)
         return _core._douzero_expand(self.x_no_action, self.z, self.position, self.action_offsets, self.actions,
                                      position, out_x, out_z)
 
@@ -408,8 +418,14 @@ def douzero_batch(states: Sequence[PlayState],
     starts, landlords, _, actions, offsets = _core._play_logs(states)
     legal = legal_off = None
     if legal_actions is not None:
+        if isinstance(legal_actions, (str, bytes)) or not isinstance(legal_actions, Sequence) or \
+                not all(isinstance(x, Sequence) and not isinstance(x, (str, bytes)) for x in legal_actions):
+            raise ArgumentTypeError("legal_actions must hold one list of DouZero actions (card-int lists) per state")
         if len(legal_actions) != len(states):
             raise ArgumentError(f"give one legal list per state: {len(states)} states, {len(legal_actions)} lists")
+        for i, lst in enumerate(legal_actions):
+            if not lst:  # a state to act in has at least one action (PASS, [], when nothing else)
+                raise ArgumentError(f"legal_actions[{i}] is empty: a state to act in has at least one action")
         words_l = [_dz_word(m) for lst in legal_actions for m in lst]
         legal = np.array(words_l, dtype=np.uint64)
         legal_off = np.cumsum([0] + [len(lst) for lst in legal_actions]).astype(np.int64)

@@ -55,7 +55,8 @@ class VectorEnv:
     landlord, the kitty in its hand and revealed, as in every variant's play phase). Or pass
     ``deals`` (games, seats) rank-count words with
     ``landlords`` (games,) and optionally ``bomb_limits`` (games, seats) (BENGBU4, 255 = unlimited)
-    and ``kitty`` (games,) words: table i's k-th hand is entry ``(k * num_envs + i) % games``. A
+    and ``kitty`` (games,) words (each within the landlord's hand, which holds the kitty in the
+    play phase): table i's k-th hand is entry ``(k * num_envs + i) % games``. A
     Python auction can produce them; there is no bidding here. Results depend only on these and
     on each table's game counter, never on ``threads``.
 

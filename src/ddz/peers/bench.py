@@ -30,7 +30,7 @@ import statistics
 import time
 import types
 
-from .._core import Cards, Move, classify, count_moves, hand_words, legal_moves, legal_moves_array, legal_moves_batch
+from .._core import Cards, classify, count_moves, hand_words, legal_moves, legal_moves_array, legal_moves_batch
 from ..core.rules import Rules
 from . import adapters as P  # the peer adapters
 
@@ -97,27 +97,25 @@ def ddz_runners(rules):
         "ddz count_moves": (prep, run_count),
         "ddz legal_moves (Move objects)": (prep, run_list),
     }
-    if hasattr(ddz, "legal_moves_batch"):
-        import numpy as np
+    import numpy as np
 
-        def prep_batch(deals):
-            hands = [h for h, _ in deals]
-            if hasattr(ddz, "hand_words"):
-                hands = hand_words(hands, rules)
-            if all(p is None for _, p in deals):
-                return hands, None
-            return hands, np.array([classify(p, rules).encoded for _, p in deals], dtype=np.uint64)
+    def prep_batch(deals):
+        hands = [h for h, _ in deals]
+        hands = hand_words(hands, rules)
+        if all(p is None for _, p in deals):
+            return hands, None
+        return hands, np.array([classify(p, rules).encoded for _, p in deals], dtype=np.uint64)
 
-        def run_batch(args):
-            hands, prevs = args
-            legal_moves_batch(hands, rules, prevs)
+    def run_batch(args):
+        hands, prevs = args
+        legal_moves_batch(hands, rules, prevs)
 
-        def run_batch_count(args):
-            hands, prevs = args
-            legal_moves_batch(hands, rules, prevs, count_only=True)
+    def run_batch_count(args):
+        hands, prevs = args
+        legal_moves_batch(hands, rules, prevs, count_only=True)
 
-        r["ddz legal_moves_batch (whole batch)"] = (prep_batch, run_batch)
-        r["ddz legal_moves_batch count_only"] = (prep_batch, run_batch_count)
+    r["ddz legal_moves_batch (whole batch)"] = (prep_batch, run_batch)
+    r["ddz legal_moves_batch count_only"] = (prep_batch, run_batch_count)
     return r
 
 

@@ -40,6 +40,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from ..core.variants import VARIANT
 from ..hand.scoring import GameResult
 from ..core.errors import ArgumentError, ArgumentTypeError, shown
+from ..core.args import is_int
 
 __all__ = ["ROOMS", "Room", "Settlement", "settle"]
 
@@ -356,18 +357,16 @@ def _same_terms(room: Room, terms: Dict[str, Any]) -> None:
 def _coins(coins_before: Any, room: Room) -> Tuple[int, ...]:
     n = room.players
     if isinstance(coins_before, (str, bytes, dict, set, frozenset)) or not hasattr(coins_before, "__len__"):
-        raise ArgumentError(f"coins_before must be a sequence of {n} ints, not {shown(coins_before)}")
+        raise ArgumentTypeError(f"coins_before must be a sequence of {n} ints, not {shown(coins_before)}")
     if len(coins_before) != n:
         raise ArgumentError(f"coins_before has {len(coins_before)} entries but room {shown(room.name)} "
                          f"({_VARIANT_NAME[room.variant]}) has {n} seats")
     out = []
     may_be_negative = room.variant == "bengbu" or room.kind == "score"
     for i, c in enumerate(coins_before):
-        if not _is_int(c):
-            if hasattr(c, "__index__") and not isinstance(c, bool):  # numpy integers
-                c = int(c.__index__())
-            else:
-                raise ArgumentError(f"coins_before[{i}] must be an int, not {shown(c)}")
+        if not is_int(c):  # Python or numpy integers, never bools
+            raise ArgumentTypeError(f"coins_before[{i}] must be an int, not {shown(c)}")
+        c = int(c)
         if c < 0 and not may_be_negative:
             raise ArgumentError(f"coins_before[{i}] is negative ({c}); balances cannot be negative in room "
                              f"{shown(room.name)}")

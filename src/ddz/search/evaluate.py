@@ -27,12 +27,14 @@ seat has seen, seeded from the hand and the decision.
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..core.args import int_arg
 from ..core.rules import Rules
 from ..core.errors import ArgumentError, ArgumentTypeError, shown
 from ..hand.game import Game
@@ -41,6 +43,7 @@ from .sample import sample_deals
 __all__ = ["EvaluationResult", "AgentStats", "RoleStats", "evaluate", "deal_seed", "DEFAULT_SAMPLES"]
 
 DEFAULT_SAMPLES = 32      # worlds for an agent whose wants_samples is True
+MAX_GAMES = 10_000_000    # the per-hand arrays of more would not fit in memory (90 bytes a deal)
 MAX_ACTIONS = 2_000       # a hand longer than this means agents that never end the auction
 _Z95 = 1.959963984540054  # the two-sided 95 % normal quantile
 
@@ -169,8 +172,17 @@ def _check_agents(agents: Any, rules: Rules) -> List[Any]:
     if len(agents) != rules.players:
         raise ArgumentError(f"{rules!r} seats {rules.players} agents, not {len(agents)}")
     for i, a in enumerate(agents):
-        if not (callable(getattr(a, "act", None)) or callable(a)):
+        is_bot = callable(getattr(a, "act", None))
+        if not (is_bot or callable(a)):
             raise ArgumentTypeError(f"agent {i} is neither a bot (act(game, seat)) nor a callable: {shown(a)}")
+        fn, args = (a.act, (None, None)) if is_bot else (a, (None,))
+        try:  # a callable that cannot take its arguments is refused here, not in the middle of a hand
+            inspect.signature(fn).bind(*args)
+        except TypeError:
+            what = "act(game, seat)" if is_bot else "agent(observation)"
+            raise ArgumentTypeError(f"agent {i} ({_name(a)}) cannot be called as {what}") from None
+        except ValueError:  # no signature to read (some builtins): it is called as it is
+            pass
     return agents
 
 
@@ -217,11 +229,19 @@ def play_hand(game: Game, seat_agents: Sequence[Any], seed: int) -> Game:
     return game
 
 
+_DEAL_KEYS = frozenset({"hands", "kitty", "aside", "first_bidder", "first_to_decide"})
+
+
 def _deal_game(rules: Rules, seed: int, d: int, deals: Optional[Sequence[Mapping[str, Any]]]) -> Game:
     if deals is None:
         return Game(rules, deal_seed(seed, d))
-    spec = dict(deals[d])
-    return Game(rules, deal_seed(seed, d), **spec)
+    spec = deals[d]
+    if not isinstance(spec, Mapping):
+        raise ArgumentTypeError(f"deals[{d}] must be a dict of Game keyword arguments, not {shown(spec)}")
+    unknown = sorted(map(str, set(spec) - _DEAL_KEYS))
+    if unknown:
+        raise ArgumentError(f"deals[{d}] has {shown(unknown[0])}; a deal takes {', '.join(sorted(_DEAL_KEYS))}")
+    return Game(rules, deal_seed(seed, d), **{str(k): v for k, v in spec.items()})
 
 
 def _fresh_copy(agent: Any, i: int) -> Any:
@@ -285,17 +305,17 @@ def evaluate(agents: Sequence[Any], rules: Rules, games: int = 100, seed: int = 
     if not isinstance(rules, Rules):
         raise ArgumentTypeError(f"rules must be a ddz.Rules, not {shown(rules)}")
     agents = _check_agents(agents, rules)
-    for name, v in (("games", games), ("seed", seed), ("first_deal", first_deal)):
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise ArgumentTypeError(f"{name} must be an int, not {shown(v)}")
-        if v < 0:
-            raise ArgumentError(f"{name} must be >= 0, not {v}")
-    if seed >= 2**64:
-        raise ArgumentError(f"seed must be in 0..2**64-1, not {shown(seed)}")
+    games = int_arg(games, "games", 0, MAX_GAMES)
+    first_deal = int_arg(first_deal, "first_deal", 0)
+    seed = int_arg(seed, "seed", 0, 2**64 - 1)
     if deals is not None:
+        if isinstance(deals, (str, bytes, Mapping)) or not isinstance(deals, Sequence):
+            raise ArgumentTypeError(f"deals must be a list of dicts of Game keyword arguments, not {shown(deals)}")
         if len(deals) < first_deal + games:
             raise ArgumentError(f"deals lists {len(deals)} deals; games {first_deal}..{first_deal + games - 1} "
                                 f"need {first_deal + games}")
+        for d in range(first_deal, first_deal + games):  # every deal checked before any hand is played
+            _deal_game(rules, seed, d, deals)
     if backend == "local":
         scores, role, won = _evaluate_range(agents, rules, first_deal, games, seed, deals)
     elif backend == "ray":

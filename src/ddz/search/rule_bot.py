@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any, Dict, List, Optional
 
 from .._core import Kind, Move, legal_moves
+from ..core.args import int_arg
 from ..core.errors import ArgumentError
 
 __all__ = ["Bot", "RandomBot", "RuleBot", "hand_strength"]
@@ -27,11 +28,11 @@ class RandomBot(Bot):
     """Uniformly random over the legal actions (seeded)."""
 
     def __init__(self, seed: Optional[int] = None) -> None:
-        self._rng = random.Random(seed)
+        self._rng = random.Random(None if seed is None else int_arg(seed, "seed"))
 
     def reseed(self, seed: int) -> None:
         """Restarts the bot's random numbers (``ddz.evaluate`` reseeds each hand's copy)."""
-        self._rng.seed(seed)
+        self._rng.seed(int_arg(seed, "seed"))
 
     def act(self, game: Any, seat: int) -> str:
         legal = game.observation(seat)["legal_actions"]

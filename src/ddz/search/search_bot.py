@@ -16,10 +16,17 @@ import time
 from collections import Counter
 from typing import Any, Dict, List, Optional, Tuple
 
+import math
+
 from .. import _core
+from ..core.args import int_arg, number_arg
 from .rule_bot import Bot, RuleBot
-from .sample import sample_deals
 from ..core.errors import ArgumentError
+from .sample import MAX_DEALS, sample_deals
+from .solver import MAX_TABLE_MB
+
+# The most deals a decision samples for the exact search (each is solved).
+MAX_WORLDS = 100_000
 
 __all__ = ["SearchBot"]
 
@@ -27,12 +34,16 @@ __all__ = ["SearchBot"]
 class SearchBot(Bot):
     """Sample the hidden hands; solve each sampled deal, or play each candidate out in many.
 
-    ``time_per_move`` (seconds, default 0.02) bounds the search of one decision;
-    ``node_limit`` (optional) bounds each sampled deal's exact search instead or as well;
-    ``worlds`` is how many deals are sampled for the exact search (duplicates are solved
-    once and counted with their multiplicity); ``rollout_worlds`` how many for the rollouts
-    (at most: the time budget usually stops them sooner); ``seed`` makes the bot
-    reproducible (with ``time_per_move=None`` its decisions depend on the seed only).
+    ``time_per_move`` (seconds, positive, default 0.02; ``math.inf`` = none, then with a
+    ``node_limit``) bounds the search of one decision; ``node_limit`` (optional, a positive
+    int below 2**64) bounds each sampled deal's exact search instead or as well; ``worlds`` (1..100,000) is how many
+    deals are sampled for the exact search (duplicates are solved once and counted with
+    their multiplicity); ``rollout_worlds`` (1..1,000,000) how many for the rollouts (at
+    most: the time budget usually stops them sooner); ``table_mb`` (MiB, in (0, 4096]) the
+    solver's table; ``seed`` (0..2**64-1) makes the bot reproducible (with
+    ``time_per_move=None`` its decisions depend on the seed only). Ints may be numpy
+    integers; an argument out of range raises ``ArgumentError`` here, of the wrong type
+    ``ArgumentTypeError``.
 
     A decision first solves the most frequent sampled deal within a quarter of the budget.
     If that completes, every sampled deal is solved (as far as the budget goes) and the
@@ -45,14 +56,16 @@ class SearchBot(Bot):
                  seed: int = 0, table_mb: float = 16, rollout_worlds: int = 1000) -> None:
         if time_per_move is None and node_limit is None:
             raise ArgumentError("SearchBot needs a time_per_move or a node_limit (or both)")
-        if time_per_move is not None and not time_per_move > 0:
-            raise ArgumentError(f"time_per_move must be positive, not {time_per_move!r}")
-        if node_limit is not None and (isinstance(node_limit, bool) or not isinstance(node_limit, int)
-                                       or node_limit <= 0):
-            raise ArgumentError(f"node_limit must be a positive int, not {node_limit!r}")
-        for name, v in (("worlds", worlds), ("rollout_worlds", rollout_worlds)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ArgumentError(f"{name} must be a positive int, not {v!r}")
+        if time_per_move is not None:
+            time_per_move = number_arg(time_per_move, "time_per_move", 0)  # math.inf: no time limit
+        if node_limit is not None:
+            node_limit = int_arg(node_limit, "node_limit", 1, 2**64 - 1)
+        elif time_per_move == math.inf:
+            raise ArgumentError("time_per_move=inf sets no limit: give a node_limit with it")
+        worlds = int_arg(worlds, "worlds", 1, MAX_WORLDS)
+        rollout_worlds = int_arg(rollout_worlds, "rollout_worlds", 1, MAX_DEALS)
+        table_mb = number_arg(table_mb, "table_mb", 0, MAX_TABLE_MB)
+        seed = int_arg(seed, "seed", 0, 2**64 - 1)
         self.time_per_move = time_per_move
         self.node_limit = node_limit
         self.worlds = worlds
@@ -67,7 +80,7 @@ class SearchBot(Bot):
 
     def reseed(self, seed: int) -> None:
         """Restarts the bot's sampling from ``seed`` (``ddz.evaluate`` reseeds each hand's copy)."""
-        self._seed = seed % 2**64
+        self._seed = int_arg(seed, "seed") % 2**64
         self._decisions = 0
 
     def act(self, game: Any, seat: int) -> str:
@@ -94,7 +107,7 @@ class SearchBot(Bot):
         distinct = worlds.most_common()
         for k, (world, mult) in enumerate(distinct):
             t = 0.0
-            if self.time_per_move is not None:
+            if self.time_per_move is not None and self.time_per_move != math.inf:
                 remaining = self.time_per_move - (time.perf_counter() - start)
                 if remaining <= 0:
                     break
@@ -129,7 +142,7 @@ class SearchBot(Bot):
         """Wins per candidate action over rollout deals (in the candidates' order)."""
         rows = sample_deals(obs, self.rollout_worlds, seed=(seed ^ 0x9E3779B97F4A7C15) % 2**64)
         t = 0.0
-        if self.time_per_move is not None:
+        if self.time_per_move is not None and self.time_per_move != math.inf:
             t = max(self.time_per_move - (time.perf_counter() - start), 1e-9)
         cands, wins, done, _ = _core._pimc(rules, rows, seat, top, owner, passes, left, sides, None, t, 0)
         out = {_token(m): w for m, w in zip(cands, wins)}

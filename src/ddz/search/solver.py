@@ -10,9 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple, Union
 
+import math
+
 from .. import _core
-from .._core import Cards, Move, MoveError, PlayState, classify
-from ..core.errors import ArgumentError
+from ..core.args import int_arg, is_int, number_arg
+from .._core import Cards, CardError, Move, MoveError, PlayState, classify
+from ..core.errors import ArgumentError, shown
 
 __all__ = ["Solution", "SolveError", "SolveTypeError", "solve"]
 
@@ -53,14 +56,21 @@ class Solution:
                 f"line: {line}")
 
 
-def _limit(name: str, v: object, integer: bool) -> float:
-    if v is None:
-        return 0
-    if isinstance(v, bool) or not isinstance(v, (int,) if integer else (int, float)):
-        raise SolveTypeError(f"{name} must be {'an int' if integer else 'a number'} or None, not {type(v).__name__}")
-    if not v > 0:  # type: ignore[operator]
-        raise SolveError(f"{name} must be positive, not {v!r}")
-    return v  # type: ignore[return-value]
+MAX_TABLE_MB = 4096
+"""The largest ``table_mb`` ``solve`` and ``SearchBot`` take (MiB)."""
+
+
+def _limits(time_limit: object, node_limit: object, table_mb: object) -> Tuple[float, int, float]:
+    """(seconds, nodes, MiB) for the core: 0 = no limit; an infinite time limit is none."""
+    t = 0.0
+    if time_limit is not None:
+        t = number_arg(time_limit, "time_limit", 0, error=SolveError, type_error=SolveTypeError)
+        if t == math.inf:
+            t = 0.0
+    nl = 0 if node_limit is None else int_arg(node_limit, "node_limit", 1, 2**64 - 1, error=SolveError,
+                                              type_error=SolveTypeError)
+    mb = number_arg(table_mb, "table_mb", 0, MAX_TABLE_MB, error=SolveError, type_error=SolveTypeError)
+    return t, nl, mb
 
 
 def solve(hands: Union[Sequence[_Hand], PlayState], rules: Optional[_core.RulesCore] = None, *, to_move: int = 0,
@@ -79,9 +89,11 @@ def solve(hands: Union[Sequence[_Hand], PlayState], rules: Optional[_core.RulesC
     bomb plays each seat may still make (None = unlimited; docs/rules.md §8).
 
     ``all_moves=True`` searches every first action and reports every winning one.
-    ``time_limit`` (seconds) and ``node_limit`` stop the search (then ``complete`` is
-    False and ``win`` None). ``table_mb`` bounds the transposition table of the calling
-    thread (reused by its next solves). The GIL is released while searching.
+    ``time_limit`` (seconds, positive; ``math.inf`` or None = no limit) and ``node_limit``
+    (a positive int below 2**64) stop the search (then ``complete`` is False and ``win``
+    None). ``table_mb`` (MiB, in (0, 4096]) bounds the transposition table of the calling
+    thread (reused by its next solves). Ints may be numpy integers. The GIL is released while
+    searching.
 
     >>> import ddz
     >>> ddz.solve(["KK5543", "225543"], ddz.Rules.classic()).win
@@ -89,11 +101,7 @@ def solve(hands: Union[Sequence[_Hand], PlayState], rules: Optional[_core.RulesC
     """
     if not isinstance(all_moves, bool):
         raise SolveTypeError(f"all_moves must be True or False, not {type(all_moves).__name__}")
-    t = _limit("time_limit", time_limit, integer=False)
-    nl = int(_limit("node_limit", node_limit, integer=True))
-    mb = _limit("table_mb", table_mb, integer=False)
-    if not mb:
-        raise SolveError("table_mb must be positive")
+    t, nl, mb = _limits(time_limit, node_limit, table_mb)
     if isinstance(hands, PlayState):
         return _solve_state(hands, rules, sides, all_moves, t, nl, mb)
     if rules is None:
@@ -115,11 +123,13 @@ def solve(hands: Union[Sequence[_Hand], PlayState], rules: Optional[_core.RulesC
             raise SolveError(f"hand {i} is empty: the hand is already over")
         total = c if total is None else total + c  # raises CardError when the deck has too few of a rank
         words.append(c.word)
-    if isinstance(to_move, bool) or not isinstance(to_move, int):
-        raise SolveTypeError(f"to_move must be an int, not {type(to_move).__name__}")
-    if not 0 <= to_move < n:
-        raise SolveError(f"to_move {to_move} is not a seat 0..{n - 1}")
+    to_move = int_arg(to_move, "to_move", 0, n - 1, error=SolveError, type_error=SolveTypeError)
     top = _prev_move(prev, rules)
+    if top is not None and total is not None:
+        try:  # prev's cards were played from the same deck: they are in no hand
+            total + top.cards
+        except CardError as e:
+            raise CardError(f"the hands and prev together: {e}") from None
     side_ids = _sides(sides, n, default=[0] + [1] * (n - 1))
     left = _bomb_limits(bomb_limits, n)
     res = _core._solve(rules, words, to_move, top, (to_move - 1) % n, 0, left, side_ids, all_moves, t, nl, mb)
@@ -164,11 +174,12 @@ def _sides(sides: Optional[Sequence[int]], n: int, default: List[int]) -> List[i
     if len(sides) != n:
         raise SolveError(f"sides needs one entry per seat ({n}), got {len(sides)}")
     for s in sides:
-        if isinstance(s, bool) or not isinstance(s, int):
+        if not is_int(s):
             raise SolveTypeError(f"a side id must be an int, not {type(s).__name__}")
-    if set(sides) != {0, 1}:
-        raise SolveError(f"sides must name two sides 0 and 1, each with a seat, not {list(sides)}")
-    return list(sides)
+    ids = [int(s) for s in sides]
+    if set(ids) != {0, 1}:
+        raise SolveError(f"sides must name two sides 0 and 1, each with a seat, not {shown(ids)}")
+    return ids
 
 
 def _bomb_limits(limits: Optional[Sequence[Optional[int]]], n: int) -> List[int]:
@@ -182,12 +193,8 @@ def _bomb_limits(limits: Optional[Sequence[Optional[int]]], n: int) -> List[int]
     for i, v in enumerate(limits):
         if v is None:
             out.append(-1)
-        elif isinstance(v, bool) or not isinstance(v, int):
-            raise SolveTypeError(f"bomb limit of seat {i} must be an int or None, not {type(v).__name__}")
-        elif not 0 <= v < 255:
-            raise SolveError(f"bomb limit of seat {i} must be 0..254 or None, not {v}")
         else:
-            out.append(v)
+            out.append(int_arg(v, f"bomb limit of seat {i}", 0, 254, error=SolveError, type_error=SolveTypeError))
     return out
 
 
