@@ -8,7 +8,7 @@
   ``ddz-bengbu`` (``rlcard.make("ddz-classic", config={"rules": ddz.Rules.classic_rlcard()})``);
   needs ``rlcard``.
 
-``pip install 'ddz[rl]'`` installs PettingZoo and Gymnasium.
+``pip install ".[rl]"`` (in the source tree) installs PettingZoo and Gymnasium.
 
 Each framework is imported only when its function is called.
 """
