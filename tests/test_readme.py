@@ -264,3 +264,9 @@ def test_rules_page_lists_every_option_with_its_default():
                 assert any(f"{label} {value}" in d for d in rows[name]), (name, variant, rows[name])
             else:
                 assert any(d.startswith(_shown_default(value)) for d in rows[name]), (name, value, rows[name])
+
+
+def test_needs_marker_runs_a_block_only_where_its_module_imports():
+    b = Block("python", 1, "<!-- needs: no_such_module_for_ddz -->", ">>> 1/0\n")
+    assert needs(b) == "no_such_module_for_ddz" and not _importable(needs(b))
+    assert _importable("json") and needs(Block("python", 1, "", "")) == ""
