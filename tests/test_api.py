@@ -242,7 +242,7 @@ def test_batch_into_caller_buffer():
 def test_openspiel_play_ids_are_every_reading():
     # OpenSpiel numbers 26,053 plays: one id per (cards, kind, key) reading. ddz keeps one
     # id per (cards, kind) because §2.0.4 always reads a play at its highest key; the
-    # difference is exactly the lower-key readings (README: action space).
+    # difference is exactly the lower-key readings (docs/engine.md: the action space).
     import reference as ref
 
     r = ddz.Rules.classic_openspiel()

@@ -2,7 +2,7 @@
 (pettingzoo.test.api_test and seed_test, gymnasium.utils.env_checker.check_env) on the three
 variants, whole hands with the auction (RULES.md §2.1–§2.3) as action ids, observations that
 are ddz.encode.compact of the seat, rewards that are the hand's scores, and sampled worlds.
-Skipped when a framework is not installed (pip install 'ddz[rl]')."""
+Skipped when a framework is not installed (pip install ".[rl]")."""
 from __future__ import annotations
 
 import warnings

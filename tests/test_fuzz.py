@@ -1,6 +1,6 @@
 """The fuzz targets (tests/fuzz/targets.py and targets_*.py) run briefly on every test run, with a fixed seed,
 so a target that breaks or an entry point that regresses on hostile input fails here; the
-long runs and the sanitizer build are in .ci/sanitize (README, "Fuzzing")."""
+long runs and the sanitizer build are in .ci/sanitize (docs/fuzzing.md)."""
 from __future__ import annotations
 
 import pytest

@@ -6,6 +6,8 @@ cannot drift from the code. Each file is checked on its own (its python blocks a
 * ```` ```sh ```` blocks run with bash in the repository (``set -e``, a time limit) when the
   line before the block is ``<!-- run -->``.
 * Any block may instead be preceded by ``<!-- not run: REASON -->``; the reason must say why.
+* A python block preceded by ``<!-- needs: MODULE -->`` runs where MODULE imports (an optional
+  peer) and is skipped elsewhere; the blocks after it must not depend on it.
 * ```` ```json ```` blocks must parse as JSON; a block preceded by ``<!-- record: FORMAT -->``
   must also have the top-level keys of a real record of that format.
 """
@@ -25,10 +27,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS_DIR = ROOT / "docs"
-# The documents whose examples are tested: the README, then every page of docs/.
-DOCS = [README] + sorted(DOCS_DIR.glob("*.md"))
-# The pages docs/ must hold (the README and the docstrings point to them).
-REQUIRED_PAGES = ("rules.md", "records.md", "encodings.md", "peers.md")
+# The documents whose examples are tested: the README, then every page of docs/ and its folders.
+DOCS = [README] + sorted(DOCS_DIR.rglob("*.md"))
+# The pages docs/ must hold (the README, mkdocs.yml and the docstrings point to them).
+REQUIRED_PAGES = ("rules.md", "records.md", "encodings.md", "peers.md", "engine.md", "game.md", "search.md",
+                  "learning.md", "cli.md", "benchmarks.md", "fuzzing.md", "development.md")
 
 
 class Block(NamedTuple):
@@ -64,6 +67,20 @@ def not_run(b: Block) -> bool:
     return bool(m and len(m.group(1).strip()) >= 10)
 
 
+def needs(b: Block) -> str:
+    """The module a block needs (``<!-- needs: rlcard -->``), or ""."""
+    m = re.match(r"<!-- needs: ([\w.]+) -->", b.marker)
+    return m.group(1) if m else ""
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:
+        return False
+
+
 def _name(path: Path) -> str:
     return str(path.relative_to(ROOT))
 
@@ -84,6 +101,8 @@ def test_every_block_is_tested_or_says_why_not(path):
             continue
         if b.lang == "python":
             assert ">>> " in b.text, f"{where} line {b.line}: a python block must be a doctest (>>> and output)"
+        elif needs(b):
+            pytest.fail(f"{where} line {b.line}: <!-- needs: --> marks python blocks only")
         elif b.lang in ("sh", "bash", "console"):
             assert b.marker == "<!-- run -->", f"{where} line {b.line}: mark a shell block <!-- run --> or " \
                                                "<!-- not run: reason -->"
@@ -102,7 +121,7 @@ def test_python_examples(path):
     globs: dict = {}
     failures = []
     for b in BLOCKS[path]:
-        if b.lang != "python" or not_run(b):
+        if b.lang != "python" or not_run(b) or (needs(b) and not _importable(needs(b))):
             continue
         test = parser.get_doctest(b.text, globs, f"{_name(path)}:{b.line}", str(path), b.line)
         out: List[str] = []
@@ -126,13 +145,60 @@ def test_shell_examples(path, b, tmp_path):
     assert r.returncode == 0, f"{_name(path)} line {b.line}:\n{b.text}\nstdout:\n{r.stdout[-2000:]}\nstderr:\n{r.stderr[-2000:]}"
 
 
+def _random_hand_record(variant: str, seed: int, rng_seed: int) -> dict:
+    """The record of a hand of ``variant`` dealt by ``seed``, each action drawn by
+    ``random.Random(rng_seed).choice`` among the legal ones (as the pages play it)."""
+    import random
+
+    import ddz
+    rng = random.Random(rng_seed)
+    g = ddz.Game(ddz.Rules(variant), seed)
+    while not g.is_over:
+        g.apply(rng.choice(g.legal_actions()))
+    return json.loads(g.to_json())
+
+
+def _shown_matches(shown, real, where: str) -> None:
+    """Every value a page shows of a record equals the real one; "..." stands for anything
+    (a whole value, the rest of a list, or the other keys of an object)."""
+    if shown == "...":
+        return
+    if isinstance(shown, dict):
+        assert isinstance(real, dict), where
+        for k, v in shown.items():
+            if k != "...":
+                assert k in real, f"{where}: no key {k!r}"
+                _shown_matches(v, real[k], f"{where}.{k}")
+        return
+    if isinstance(shown, list):
+        assert isinstance(real, list), where
+        cut = "..." in shown and shown.index("...") == len(shown) - 1
+        body = shown[:-1] if cut else shown
+        assert len(real) >= len(body) if cut else len(real) == len(body), f"{where}: {shown!r} vs {real!r}"
+        for i, v in enumerate(body):
+            _shown_matches(v, real[i], f"{where}[{i}]")
+        return
+    assert shown == real, f"{where}: the page shows {shown!r}, the record holds {real!r}"
+
+
+@pytest.mark.parametrize("path", DOCS, ids=_name)
+def test_shown_records_are_real(path):
+    """A record block marked ``<!-- record: ddz-game of VARIANT seed S Random(R) -->`` shows
+    values of that hand's real record, so a change of the dealer or the engine fails here."""
+    for b in BLOCKS[path]:
+        m = re.match(r"<!-- record: ddz-game of (\w+) seed (\d+) Random\((\d+)\) -->", b.marker)
+        if m:
+            real = _random_hand_record(m.group(1), int(m.group(2)), int(m.group(3)))
+            _shown_matches(json.loads(b.text), real, f"{_name(path)} line {b.line}")
+
+
 @pytest.mark.parametrize("path", DOCS, ids=_name)
 def test_record_blocks_have_a_real_record_keys(path):
     import ddz
     g = ddz.Game(ddz.Rules.classic(), 1)
     real = {"ddz-game": json.loads(g.to_json()), "ddz-view": json.loads(g.view_json(0))}
     for b in BLOCKS[path]:
-        m = re.match(r"<!-- record: ([\w-]+) -->", b.marker)
+        m = re.match(r"<!-- record: ([\w-]+)( of .+)? -->", b.marker)
         if m:
             assert m.group(1) in real, f"{_name(path)} line {b.line}: unknown record format {m.group(1)!r}"
             shown = json.loads(b.text)
@@ -198,3 +264,9 @@ def test_rules_page_lists_every_option_with_its_default():
                 assert any(f"{label} {value}" in d for d in rows[name]), (name, variant, rows[name])
             else:
                 assert any(d.startswith(_shown_default(value)) for d in rows[name]), (name, value, rows[name])
+
+
+def test_needs_marker_runs_a_block_only_where_its_module_imports():
+    b = Block("python", 1, "<!-- needs: no_such_module_for_ddz -->", ">>> 1/0\n")
+    assert needs(b) == "no_such_module_for_ddz" and not _importable(needs(b))
+    assert _importable("json") and needs(Block("python", 1, "", "")) == ""

@@ -65,6 +65,19 @@ __all__ = [
     "Solution", "solve", "SolveError", "SolveTypeError", "VARIANTS", "__version__",
 ]
 
+# Submodules a user may name through the package without importing them first
+# (``import ddz; ddz.envs.pettingzoo_env(...)``): loaded on first access, so that
+# ``import ddz`` stays light and the optional frameworks are imported only when used.
+_LAZY_SUBMODULES = frozenset({"envs", "peers", "openspiel_ids", "record"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'ddz' has no attribute {name!r}")
+
+
 PASS = "PASS"  # the pass action token, accepted by PlayState.apply (as is a PASS Move or Rules.pass_id)
 
 Kind.__str__ = lambda self: self.name  # type: ignore[method-assign,attr-defined]  # 'BOMB', not '12'

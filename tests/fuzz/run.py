@@ -1,7 +1,7 @@
 """Runs the fuzz targets of ``tests/fuzz/targets.py`` and ``tests/fuzz/targets_*.py``.
 
     python -m tests.fuzz.run                          # every target, 2,000 inputs each
-    python -m tests.fuzz.run --runs 200000            # a long run (see README, "Fuzzing")
+    python -m tests.fuzz.run --runs 200000            # a long run (see docs/fuzzing.md)
     python -m tests.fuzz.run --target batch --seconds 60
     python -m tests.fuzz.run --engine atheris --target from_json --runs 100000
     python -m tests.fuzz.run --reproduce <hex>  --target cards

@@ -1,6 +1,6 @@
 """Fuzz targets: one function per public entry point, each taking the fuzzer's bytes.
 
-A target checks the input contract of ddz (README, "Errors"): the call either succeeds and
+A target checks the input contract of ddz (docs/engine.md, "Errors"): the call either succeeds and
 its result passes the target's consistency checks, or raises a ``ddz.DdzError`` whose
 message is short, leaving the object it was called on exactly as it was. Any other
 exception escaping a target is a finding (the drivers report it with the input)."""

@@ -261,9 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="rule variant: " + ", ".join(VARIANTS) + " (default classic)")
     pl.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     pl.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
-    pl.add_argument("--bot", default="rules", choices=["rules", "random"], help="the other seats' bots")
+    pl.add_argument("--bot", default="rules", choices=["rules", "random"], help="the other seats' bots (default rules)")
     pl.add_argument("--record", default=None, metavar="FILE", help="write the game record (JSON) to FILE "
-                    "(also when the hand is abandoned)")
+                    "(also when the hand is abandoned; default: none written)")
     pl.add_argument("--no-auto-pass", action="store_true",
                     help="ask even when PASS is the only legal action (by default the seat passes by itself)")
     pl.set_defaults(func=_cmd_play)
@@ -274,9 +274,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="rule variant: " + ", ".join(VARIANTS) + " (default classic)")
     sp.add_argument("--games", type=int, default=10_000, help="number of games (default 10000)")
     sp.add_argument("--threads", type=int, default=1, help="worker threads (default 1)")
-    sp.add_argument("--policy", default="random", choices=["random", "greedy"], help="policy of every seat")
+    sp.add_argument("--policy", default="random", choices=["random", "greedy"], help="policy of every seat (default random)")
     sp.add_argument("--seed", type=int, default=0, help="series seed (default 0)")
-    sp.add_argument("--out", default=None, metavar="FILE", help="write per-game results as JSON lines")
+    sp.add_argument("--out", default=None, metavar="FILE", help="write per-game results as JSON lines (default: none written)")
     sp.set_defaults(func=_cmd_selfplay)
 
     mv = sub.add_parser("moves", help="list the legal plays of a hand, grouped by kind",
@@ -293,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--peers", action="store_true", help="also time the installed peer engines")
     bn.add_argument("--hands", type=int, default=5000, help="hands per workload (default 5000)")
     bn.add_argument("--games", type=int, default=20_000, help="games per simulate workload (default 20000)")
-    bn.add_argument("--seed", type=int, default=1)
+    bn.add_argument("--seed", type=int, default=1, help="deal and game seed of every workload (default 1)")
     bn.add_argument("--rules", default=None, choices=("classic", "classic_douzero", "classic_rlcard",
                                                        "classic_openspiel", "two_player"),
                     help="with --peers: one ddz preset for every peer (default: each peer's own rules)")

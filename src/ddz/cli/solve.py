@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> None:
     sv.add_argument("--to-move", type=int, default=0, help="the seat to act (default 0)")
     sv.add_argument("--sides", default=None, help="a side id per seat, e.g. 011 (default: seat 0 against the others)")
     sv.add_argument("--all", action="store_true", help="list every winning first move, not only the first found")
-    sv.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop after S seconds")
+    sv.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop after S seconds (default: no limit)")
     sv.set_defaults(func=_cmd_solve)
 
 

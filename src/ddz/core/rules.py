@@ -139,7 +139,7 @@ def _rlcard_order(rules: "Rules") -> Any:
         rules._set_action_order(None)
         space = np.array(rules.action_space_array())
         kinds = space >> np.uint64(56)
-        # cards per play: the 13 rank nibbles, then the 2-bit joker counts (README: encoding)
+        # cards per play: the 13 rank nibbles, then the 2-bit joker counts (docs/engine.md: encoded moves)
         sizes = sum((space >> np.uint64(4 * r)) & np.uint64(15) for r in range(13))
         sizes += ((space >> np.uint64(52)) & np.uint64(3)) + ((space >> np.uint64(54)) & np.uint64(3))
         for length, blob in PLANE_SOLO_ORDER.items():

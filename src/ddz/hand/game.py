@@ -50,7 +50,7 @@ def _is_play_form(action: Any) -> bool:
 
 
 class Game(TablePolicy):
-    """One hand of ``rules.variant``. See the module docstring and README."""
+    """One hand of ``rules.variant``. See the module docstring and docs/game.md."""
 
     def __new__(cls, rules: Rules, *args: Any, **kwargs: Any) -> "Game":
         if cls is Game:

@@ -27,7 +27,7 @@ __all__ = ["GameResult", "PlaySummary", "ClassicAuction", "TwopAuction", "Bengbu
 
 @dataclass(frozen=True)
 class GameResult:
-    """The outcome of one hand. ``scores`` are per seat; see README for each variant's unit.
+    """The outcome of one hand. ``scores`` are per seat; see docs/game.md for each variant's unit.
     ``terms`` holds the rule options settlement needs (see the module docstring)."""
 
     kind: str                      # "normal", "special" (BENGBU4 天炸/天尊 at the deal), "escape" (TWOP, BENGBU4), "void"

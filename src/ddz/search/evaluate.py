@@ -293,7 +293,7 @@ def evaluate(agents: Sequence[Any], rules: Rules, games: int = 100, seed: int = 
     (``hands=``, ``kitty=``, ``aside=``, ``first_bidder=``, ``first_to_decide=``), e.g. the
     same deals as a peer engine's; ``first_deal`` starts the series later, so a long run can
     be split. ``backend="ray"`` spreads the deals over a Ray cluster (``pip install
-    ddz[ray]``; ``ray.init(...)`` first to join a cluster) in ``chunks`` tasks and returns
+    ".[ray]"`` in the source tree; ``ray.init(...)`` first to join a cluster) in ``chunks`` tasks and returns
     exactly the local result.
 
     >>> import ddz

@@ -2,7 +2,7 @@
 
 The game range is cut into consecutive chunks, one task each; every game depends only on
 the seed and its own number, so joining the chunks in order gives exactly the local result.
-Ray is an optional extra (``pip install ddz[ray]``); without ``ray.init`` first, Ray starts
+Ray is an optional extra (``pip install ".[ray]"`` in the source tree); without ``ray.init`` first, Ray starts
 a local instance (or joins the cluster named by ``RAY_ADDRESS``).
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ def _ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise ArgumentError("backend='ray' needs Ray: pip install 'ddz[ray]'") from None
+        raise ArgumentError("backend='ray' needs Ray: pip install \".[ray]\" in the ddz source tree, or pip install ray") from None
     return ray
 
 

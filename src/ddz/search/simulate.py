@@ -77,7 +77,7 @@ def simulate(rules: Rules, games: int = 1000, policy: Union[str, Callable[..., A
     ``PlayState.apply`` takes (an action id from ``state.legal_actions()``, a Move, …). The
     games are the same deals, played in Python on one thread.
 
-    ``backend="ray"`` splits the games into ``chunks`` Ray tasks (``pip install ddz[ray]``;
+    ``backend="ray"`` splits the games into ``chunks`` Ray tasks (``pip install ".[ray]"`` in the source tree;
     ``ray.init(...)`` first to join a cluster) and returns exactly the local result
     (``seconds`` aside)."""
     if backend == "ray":

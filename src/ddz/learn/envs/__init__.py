@@ -17,7 +17,7 @@ reference is docs/environments.md.
 ``rules`` is a ``ddz.Rules`` or a name: a variant (``"classic"``, ``"two_player"``,
 ``"bengbu"`` and their aliases) or a compat preset (``"classic_rlcard"``, ``"classic_douzero"``,
 ``"classic_openspiel"``). Every environment takes ``reward="score" | "win" | "normalized"``
-(``ddz.learn.rewards``). ``pip install 'ddz[rl]'`` installs PettingZoo and Gymnasium.
+(``ddz.learn.rewards``). ``pip install ".[rl]"`` (in the source tree) installs PettingZoo and Gymnasium.
 
 PettingZoo and RLCard are imported only when an environment of theirs is made; Gymnasium is
 imported with this package (when installed) so that its ids exist.
