@@ -14,7 +14,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from . import CardError, Game, MoveError, Rules, legal_moves, simulate
-from . import _cli_solve
+from . import _cli_solve, _cli_train
 from ._cli_play import VARIANTS, play_markup, print_result, rules_of, run_play, show_cards
 from ._sim import MAX_THREADS, concat
 from .cards import RANKS
@@ -304,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=_cmd_replay)
 
     _cli_solve.add_parser(sub)
+    _cli_train.add_parser(sub)
     from .server import cli as _server_cli  # imports nothing optional until it runs
     _server_cli.add_parser(sub)
     return p
