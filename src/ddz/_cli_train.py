@@ -12,7 +12,7 @@ from .errors import DdzError
 def _defaults() -> Any:
     """The TrainConfig defaults without importing torch (the dataclass lives in ddz.learn.dmc)."""
     return {"objective": "adp", "net": "small", "tables": 256, "batch_size": 1024, "optimizer": "adam",
-            "lr": 3e-4, "epsilon": 0.01, "seed": 0, "mode": "single", "actors": 1,
+            "lr": 1e-3, "epsilon": 0.01, "seed": 0, "mode": "single", "actors": 1,
             "checkpoint_every": 500_000, "eval_every": 0, "eval_games": 100}
 
 

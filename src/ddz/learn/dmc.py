@@ -87,7 +87,7 @@ class TrainConfig:
     tables: int = 256
     batch_size: int = 1024
     optimizer: str = "adam"
-    lr: float = 3e-4
+    lr: float = 1e-3
     epsilon: float = 0.01
     max_grad_norm: float = 40.0
     seed: int = 0
@@ -375,8 +375,9 @@ class Trainer:
                 config = TrainConfig.from_dict(json.load(f))
             ckpt = torch.load(os.path.join(out, CHECKPOINT_FILE), weights_only=True)
         self.config = cfg = (config or TrainConfig()).check()
-        if cfg.mode == "single":
-            torch.use_deterministic_algorithms(True)
+        # One intra-op thread: the order of every float sum is then fixed, and the CPU kernels used
+        # here (linear, LSTM, Adam, RMSprop) are deterministic (the tests run a seed twice).
+        # torch.use_deterministic_algorithms is not called: it imports torch's compiler (15 s).
         torch.set_num_threads(1)
         self.rules = rules_for(cfg.variant)
         self.feats = features_for(self.rules)
@@ -438,6 +439,27 @@ class Trainer:
             self.updates += 1
             n += 1
         return n
+
+    def _put_learning(self, p: int, obs: npt.NDArray[np.int8], act: npt.NDArray[Any], hist: npt.NDArray[Any],
+                      ret: npt.NDArray[Any], stats: _Stats) -> int:
+        """Puts frames into position ``p``'s ring, learning from it whenever it is full (one
+        thread: many hands ending in one step never overflow it). Returns the steps learned."""
+        buf, b = self.buffer, self.config.batch_size
+        i, n, learned = 0, len(act), 0
+        while i < n:
+            free = buf.capacity - buf.size[p]
+            if free == 0:
+                loss = self.learn(p, *buf.take(p, b))
+                stats.add(p, loss)
+                self.recent_loss[p] = loss
+                self.frames += b
+                self.updates += 1
+                learned += 1
+                continue
+            k = min(free, n - i)
+            buf.put(p, obs[i:i + k], act[i:i + k], hist[i:i + k], ret[i:i + k])
+            i += k
+        return learned
 
     # ---- the model ----
     def neural_model(self) -> NeuralModel:
@@ -607,11 +629,14 @@ class Trainer:
             self._log(row)
             stats.losses.clear()
             clock.update(logged=now, frames=self.frames, seconds=self.train_seconds)
-        if progress is not None and (force or now - clock["shown"] >= 1.0):
+        tty = progress is not None and getattr(progress, "isatty", lambda: False)()
+        if progress is not None and (force or now - clock["shown"] >= (1.0 if tty else 30.0)):
             fps = self.frames / self.train_seconds if self.train_seconds else 0.0
             lp = " ".join(f"{self.recent_loss.get(p, float('nan')):.3f}" for p in range(self.positions))
             ev = f"  eval wp {self.last_eval['eval_wp']:.3f}" if self.last_eval else ""
-            progress.write(f"\r{self.frames:,} frames  {fps:,.0f} frames/s  loss {lp}{ev}   ")
+            line = f"{self.frames:,} frames  {fps:,.0f} frames/s  loss {lp}{ev}"
+            # a terminal gets one line rewritten in place, a file a line every 30 s
+            progress.write(f"\r{line}   " if tty else f"{time.strftime('%H:%M:%S')} {line}\n")
             progress.flush()
             clock["shown"] = now
         # time spent on evaluation and files is not training time
@@ -629,12 +654,13 @@ class Trainer:
             actor.reset(_mix(cfg.seed, 2, self.segment))
 
         while self.frames < target and time.perf_counter() < deadline:
+            learned = 0
             for p, obs, act, hist, ret in actor.step(self.model):
-                self.buffer.put(p, obs, act, hist, ret)
-            if self._learn_ready(stats):
+                learned += self._put_learning(p, obs, act, hist, ret, stats)
+            if self._learn_ready(stats) or learned:
                 self._periodic(stats, clock, progress, new_segment)
         self._periodic(stats, clock, progress, new_segment, force=True)
-        if progress is not None:
+        if progress is not None and getattr(progress, "isatty", lambda: False)():
             progress.write("\n")
 
     def _train_threads(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
@@ -694,5 +720,5 @@ class Trainer:
         if errors:
             raise errors[0]
         self._periodic(stats, clock, progress, lambda: None, force=True)
-        if progress is not None:
+        if progress is not None and getattr(progress, "isatty", lambda: False)():
             progress.write("\n")

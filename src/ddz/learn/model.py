@@ -108,7 +108,8 @@ class NeuralModel:
                      "encoder": encoder_fingerprint(self.rules)})
         blob = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
         tmp = f"{os.fspath(path)}.tmp.npz"
-        np.savez(tmp, **{_META: blob}, **self.arrays)
+        files: Dict[str, Any] = {_META: blob, **self.arrays}
+        np.savez(tmp, **files)
         os.replace(tmp, path)
 
     @classmethod
