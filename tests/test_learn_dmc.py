@@ -195,3 +195,18 @@ def test_a_small_buffer_never_overflows_in_one_thread():
     tr = Trainer(TrainConfig(tables=256, batch_size=64, hidden=[16], buffer_frames=128, checkpoint_every=10**9))
     tr.train(frames=3000)
     assert tr.frames >= 3000 and all(s <= 128 for s in tr.buffer.size)
+
+
+def test_a_run_starts_from_a_model_file(tmp_path):
+    first = Trainer(TrainConfig(**TINY, seed=1), out=str(tmp_path / "a"))
+    first.train(frames=600)
+    model = str(tmp_path / "a" / "model.npz")
+    second = Trainer(TrainConfig(**TINY, seed=2, init=model), out=str(tmp_path / "b"))
+    assert second.frames == first.frames
+    assert arrays_equal(second.model.arrays(), first.model.arrays())
+    second.train(frames=first.frames + 300)
+    assert second.frames >= first.frames + 300
+    with pytest.raises(ddz.ArgumentError, match="network"):
+        Trainer(TrainConfig(**dict(TINY, hidden=[16]), init=model))
+    with pytest.raises(ddz.ArgumentError, match="network"):
+        Trainer(TrainConfig(**TINY, variant="twop", init=model))

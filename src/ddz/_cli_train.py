@@ -39,6 +39,9 @@ def add_parser(sub: Any) -> None:
     budget.add_argument("--hours", type=float, default=None, help="train for H more hours of wall time")
     tr.add_argument("--resume", action="store_true",
                     help="continue the run in --out from its checkpoint (its config.json is used)")
+    tr.add_argument("--init", default=None, metavar="MODEL",
+                    help="start a new run from a model file's weights (model.npz of an earlier run; fresh "
+                         "optimiser state, its frame count) (default: random weights)")
     tr.add_argument("--objective", default=d["objective"], choices=("wp", "adp", "score"),
                     help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs) or score (the play phase's "
                          f"score) (default {d['objective']})")
@@ -90,7 +93,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
                               lr=args.lr, epsilon=args.epsilon, seed=args.seed, mode=args.mode,
                               actors=args.actors, checkpoint_every=args.checkpoint_every,
                               eval_every=args.eval_every, eval_games=args.eval_games,
-                              buffer_frames=max(32768, 4 * args.batch_size))
+                              buffer_frames=max(32768, 4 * args.batch_size),
+                              init=None if args.init is None else os.path.abspath(args.init))
             trainer = Trainer(cfg, out=args.out)
         seconds = None if args.hours is None else args.hours * 3600.0
         summary = trainer.train(frames=args.frames, seconds=seconds, progress=None if args.quiet else sys.stderr)

@@ -100,6 +100,7 @@ class TrainConfig:
     eval_games: int = 100
     eval_seed: int = 12345
     log_every: float = 10.0
+    init: Optional[str] = None
 
     def check(self) -> "TrainConfig":
         rules_for(self.variant)
@@ -400,11 +401,29 @@ class Trainer:
         self.last_eval_frames = -1
         if ckpt is not None:
             self._load(ckpt)
+        elif cfg.init is not None:
+            self._init_from(cfg.init)
         self._saved_frames = self.frames
         if out is not None:
             os.makedirs(out, exist_ok=True)
             with open(os.path.join(out, CONFIG_FILE), "w") as f:
                 f.write(cfg.to_json() + "\n")
+
+    def _init_from(self, path: str) -> None:
+        """Starts from a model file's weights (fresh optimisers; the frame count the model records,
+        so the run's log continues its curve)."""
+        m = NeuralModel.load(path)
+        if m.rules != self.rules or m.net["arch"] != self.net["arch"] or m.net["hidden"] != self.net["hidden"] \
+                or m.net.get("lstm") != self.net.get("lstm"):
+            raise ArgumentError(f"{shown(path)} holds a {m.net.get('preset')} network {m.net['hidden']} for "
+                                f"{m.rules!r}; this run trains {self.config.net} {self.net['hidden']} for {self.rules!r}")
+        for p, net in enumerate(self.model.nets):
+            net.load_state_dict({k: torch.from_numpy(m.arrays[f"p{p}.{k}"].copy()) for k in net.state_dict()})
+        self.frames = int(m.meta.get("frames", 0))
+        cfg = self.config
+        self.next_checkpoint = self.frames + cfg.checkpoint_every
+        if self.next_eval != math.inf:
+            self.next_eval = self.frames + cfg.eval_every
 
     def _optimizer(self, params: Any) -> torch.optim.Optimizer:
         cfg = self.config
