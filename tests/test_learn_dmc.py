@@ -210,3 +210,13 @@ def test_a_run_starts_from_a_model_file(tmp_path):
         Trainer(TrainConfig(**dict(TINY, hidden=[16]), init=model))
     with pytest.raises(ddz.ArgumentError, match="network"):
         Trainer(TrainConfig(**TINY, variant="twop", init=model))
+
+
+def test_a_log_begun_with_other_columns_keeps_them(tmp_path):
+    (tmp_path / "log.csv").write_text("wall_time,frames,loss_p0\n1.0,5,0.5\n")
+    tr = Trainer(TrainConfig(**TINY), out=str(tmp_path))
+    tr.train(frames=300)
+    with open(tmp_path / "log.csv") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["wall_time", "frames", "loss_p0"] and all(len(r) == 3 for r in rows)
+    assert int(rows[-1][1]) == tr.frames and tr.cpu_seconds > 0

@@ -394,6 +394,7 @@ class Trainer:
         self.updates = 0
         self.segment = 0
         self.train_seconds = 0.0
+        self.cpu_seconds = 0.0  # this process's CPU time while training (other jobs inflate it least)
         self.last_eval: Dict[str, float] = {}
         self.recent_loss: Dict[int, float] = {}
         self.next_checkpoint = cfg.checkpoint_every
@@ -519,7 +520,8 @@ class Trainer:
         if self.out is None:
             return
         state = {"frames": self.frames, "updates": self.updates, "segment": self.segment,
-                 "train_seconds": self.train_seconds, "next_checkpoint": self.next_checkpoint,
+                 "train_seconds": self.train_seconds, "cpu_seconds": self.cpu_seconds,
+                 "next_checkpoint": self.next_checkpoint,
                  "next_eval": -1 if self.next_eval == math.inf else self.next_eval,
                  "last_eval": json.dumps(self.last_eval), "last_eval_frames": self.last_eval_frames,
                  "model": self.model.state_dict(), "optims": [o.state_dict() for o in self.optims],
@@ -532,6 +534,7 @@ class Trainer:
     def _load(self, ckpt: Dict[str, Any]) -> None:
         self.frames, self.updates, self.segment = int(ckpt["frames"]), int(ckpt["updates"]), int(ckpt["segment"])
         self.train_seconds = float(ckpt["train_seconds"])
+        self.cpu_seconds = float(ckpt.get("cpu_seconds", 0.0))
         self.next_checkpoint = int(ckpt["next_checkpoint"])
         self.next_eval = math.inf if int(ckpt["next_eval"]) < 0 else int(ckpt["next_eval"])
         self.last_eval = json.loads(ckpt["last_eval"])
@@ -543,7 +546,7 @@ class Trainer:
             self.buffer.load(ckpt["buffer"])
 
     def _log_header(self) -> List[str]:
-        return (["wall_time", "train_seconds", "frames", "updates", "frames_per_s"]
+        return (["wall_time", "train_seconds", "cpu_seconds", "frames", "updates", "frames_per_s"]
                 + [f"loss_p{p}" for p in range(self.positions)]
                 + ["eval_wp", "eval_wp_landlord", "eval_wp_farmer", "eval_score", "eval_games"])
 
@@ -552,8 +555,12 @@ class Trainer:
             return
         path = os.path.join(self.out, LOG_FILE)
         new = not os.path.exists(path)
+        header = self._log_header()
+        if not new:  # a log begun by another version keeps its own columns
+            with open(path, newline="") as f:
+                header = next(csv.reader(f), header)
         with open(path, "a", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=self._log_header(), restval="")
+            w = csv.DictWriter(f, fieldnames=header, restval="", extrasaction="ignore")
             if new:
                 w.writeheader()
             w.writerow(row)
@@ -613,6 +620,7 @@ class Trainer:
         self.save()
         self.plot()
         return {"frames": self.frames, "updates": self.updates, "train_seconds": self.train_seconds,
+                "cpu_seconds": self.cpu_seconds,
                 "frames_per_s": self.frames / self.train_seconds if self.train_seconds else float("nan"),
                 **self.last_eval}
 
@@ -620,8 +628,10 @@ class Trainer:
                   on_segment: Callable[[], None], force: bool = False) -> None:
         """Evaluation, checkpoint, log row and progress line when they are due."""
         now = time.perf_counter()
+        cpu = time.process_time()
         self.train_seconds += now - clock["t"]
-        clock["t"] = now
+        self.cpu_seconds += cpu - clock["cpu"]
+        clock["t"], clock["cpu"] = now, cpu
         evaluated = False
         if self.frames >= self.next_eval:
             self.last_eval = self.evaluate()
@@ -641,7 +651,8 @@ class Trainer:
             fps = (self.frames - clock["frames"]) / max(1e-9, self.train_seconds - clock["seconds"])
             losses = stats.means(self.positions)
             row: Dict[str, Any] = {"wall_time": f"{time.time():.1f}", "train_seconds": f"{self.train_seconds:.1f}",
-                                   "frames": self.frames, "updates": self.updates, "frames_per_s": f"{fps:.0f}"}
+                                   "cpu_seconds": f"{self.cpu_seconds:.1f}", "frames": self.frames,
+                                   "updates": self.updates, "frames_per_s": f"{fps:.0f}"}
             row.update({f"loss_p{p}": f"{v:.5f}" for p, v in enumerate(losses)})
             if evaluated:
                 row.update({k: f"{v:.4f}" for k, v in self.last_eval.items()})
@@ -659,7 +670,7 @@ class Trainer:
             progress.flush()
             clock["shown"] = now
         # time spent on evaluation and files is not training time
-        clock["t"] = time.perf_counter()
+        clock["t"], clock["cpu"] = time.perf_counter(), time.process_time()
 
     def _train_single(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
         cfg = self.config
@@ -667,7 +678,8 @@ class Trainer:
         actor.reset(_mix(cfg.seed, 2, self.segment))
         stats = _Stats()
         t = time.perf_counter()
-        clock = {"t": t, "logged": t, "shown": 0.0, "frames": self.frames, "seconds": self.train_seconds}
+        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
+                 "seconds": self.train_seconds}
 
         def new_segment() -> None:
             actor.reset(_mix(cfg.seed, 2, self.segment))
@@ -716,7 +728,8 @@ class Trainer:
             th.start()
         stats = _Stats()
         t = time.perf_counter()
-        clock = {"t": t, "logged": t, "shown": 0.0, "frames": self.frames, "seconds": self.train_seconds}
+        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
+                 "seconds": self.train_seconds}
         try:
             while self.frames < target and time.perf_counter() < deadline and not stop.is_set():
                 ready = self.buffer.ready(cfg.batch_size)
