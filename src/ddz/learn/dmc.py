@@ -417,7 +417,8 @@ class Trainer:
         if m.rules != self.rules or m.net["arch"] != self.net["arch"] or m.net["hidden"] != self.net["hidden"] \
                 or m.net.get("lstm") != self.net.get("lstm"):
             raise ArgumentError(f"{shown(path)} holds a {m.net.get('preset')} network {m.net['hidden']} for "
-                                f"{m.rules!r}; this run trains {self.config.net} {self.net['hidden']} for {self.rules!r}")
+                                f"{m.rules!r}; this run trains {self.config.net} {self.net['hidden']} for "
+                                f"{self.rules!r}")
         for p, net in enumerate(self.model.nets):
             net.load_state_dict({k: torch.from_numpy(m.arrays[f"p{p}.{k}"].copy()) for k in net.state_dict()})
         self.frames = int(m.meta.get("frames", 0))
