@@ -220,3 +220,38 @@ def test_a_log_begun_with_other_columns_keeps_them(tmp_path):
         rows = list(csv.reader(f))
     assert rows[0] == ["wall_time", "frames", "loss_p0"] and all(len(r) == 3 for r in rows)
     assert int(rows[-1][1]) == tr.frames and tr.cpu_seconds > 0
+
+
+@pytest.mark.parametrize("net", ["small", "douzero"])
+def test_the_actors_batched_scores_equal_one_state_at_a_time(net):
+    """score_actions (every table at once, one pass per position) gives each table's legal actions
+    the Q values the torch-free model gives that one state; the actor's history of a table is the
+    history NeuralBot reads from the same hand's play state."""
+    from types import SimpleNamespace
+    from ddz.learn.dmc import score_actions
+    rules = ddz.Rules.classic()
+    tr = Trainer(TrainConfig(tables=12, batch_size=64, net=net, hidden=[24, 12] if net == "small" else None,
+                             buffer_frames=256, seed=8))
+    model = tr.neural_model()
+    bot = NeuralBot(model)
+    actor = Actor(rules, tr.feats, 12, "adp", 0.0, tr.lstm)
+    actor.reset(3)
+    taken = []
+    game0 = int(actor.env.games()[0])
+    for _ in range(12):
+        st = actor.st
+        q = score_actions(tr.model, tr.feats, st.obs, st.legal_ids, st.legal_offsets, actor.hist, tr.lstm)
+        for i in range(12):
+            a, b = st.legal_offsets[i], st.legal_offsets[i + 1]
+            pos = int(tr.feats.position(st.obs[i:i + 1])[0])
+            one = model.q_values(pos, st.obs[i], st.legal_ids[a:b], actor.hist[i].astype(np.int32))
+            np.testing.assert_allclose(q[a:b], one, rtol=0, atol=1e-4)
+        actor.step(tr.model)
+        taken.append(int(actor.hist[0, -1]))
+    assert int(actor.env.games()[0]) == game0  # table 0 is still in its first hand (12 decisions)
+    # table 0's hand replayed in a PlayState: the same history
+    ps = ddz.PlayState(*ddz.deal(rules, 3, game0), rules)
+    for aid in taken:
+        ps.apply(aid)
+    want = bot.history(SimpleNamespace(play_state=ps))
+    assert actor.hist[0].tolist() == want.tolist()
