@@ -23,10 +23,12 @@ def rate(net: str, variant: str, seconds: float, mode: str = "single", actors: i
     f0, w0, c0 = tr.frames, time.perf_counter(), time.process_time()
     tr.train(seconds=seconds)
     frames, wall, cpu = tr.frames - f0, time.perf_counter() - w0, time.process_time() - c0
+    if mode == "processes":  # the actors' CPU time is their own (reaped children's)
+        cpu = float("nan")
     params = sum(p.numel() for p in tr.model.parameters())
     return {"net": net, "variant": variant, "mode": mode, "actors": actors, "params": params, "frames": frames,
-            "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "frames_per_wall_s": round(frames / wall),
-            "frames_per_cpu_s": round(frames / cpu), "load_avg_1min": os.getloadavg()[0]}
+            "wall_s": round(wall, 1), "cpu_s": round(cpu, 1) if cpu == cpu else None, "frames_per_wall_s": round(frames / wall),
+            "frames_per_cpu_s": round(frames / cpu) if cpu == cpu else None, "load_avg_1min": os.getloadavg()[0]}
 
 
 def main() -> None:
@@ -34,7 +36,7 @@ def main() -> None:
     ap.add_argument("--net", default=None, choices=("small", "douzero"), help="one preset (default: both)")
     ap.add_argument("--variant", default="classic", help="rules (default classic)")
     ap.add_argument("--seconds", type=float, default=60.0, help="timed seconds per preset (default 60)")
-    ap.add_argument("--mode", default="single", choices=("single", "threads"), help="trainer mode (default single)")
+    ap.add_argument("--mode", default="single", choices=("single", "threads", "processes"), help="trainer mode (default single)")
     ap.add_argument("--actors", type=int, default=1, help="actor threads in threads mode (default 1)")
     ap.add_argument("--out", default=None, help="append the results as JSON lines to this file")
     args = ap.parse_args()

@@ -153,7 +153,7 @@ def test_threads_mode_trains(tmp_path):
 
 
 def test_bad_options_are_refused():
-    for bad in (dict(objective="x"), dict(mode="ray"), dict(net="huge"), dict(hidden=[0]), dict(variant="chess"),
+    for bad in (dict(objective="x"), dict(mode="ray"), dict(mode="process"), dict(net="huge"), dict(hidden=[0]), dict(variant="chess"),
                 dict(epsilon=2.0), dict(batch_size=0), dict(buffer_frames=10)):
         with pytest.raises(ddz.ArgumentError):
             TrainConfig(**bad).check()
@@ -255,3 +255,14 @@ def test_the_actors_batched_scores_equal_one_state_at_a_time(net):
         ps.apply(aid)
     want = bot.history(SimpleNamespace(play_state=ps))
     assert actor.hist[0].tolist() == want.tolist()
+
+
+def test_processes_mode_trains_and_leaves_no_process(tmp_path):
+    import multiprocessing as mp
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("processes mode forks")
+    tr = Trainer(TrainConfig(**dict(TINY, mode="processes", actors=2, checkpoint_every=500)), out=str(tmp_path))
+    out = tr.train(frames=1200)
+    assert out["frames"] >= 1200 and np.isfinite(list(tr.recent_loss.values())).all()
+    assert not mp.active_children()
+    assert Trainer(out=str(tmp_path), resume=True).frames == tr.frames

@@ -58,11 +58,11 @@ def add_parser(sub: Any) -> None:
     tr.add_argument("--epsilon", type=float, default=d["epsilon"],
                     help=f"exploration: the chance of a random legal action (default {d['epsilon']})")
     tr.add_argument("--seed", type=int, default=d["seed"], help=f"run seed (default {d['seed']})")
-    tr.add_argument("--mode", default=d["mode"], choices=("single", "threads"),
-                    help="single: one thread, reproducible; threads: actor threads beside the learner "
-                         f"(default {d['mode']})")
+    tr.add_argument("--mode", default=d["mode"], choices=("single", "threads", "processes"),
+                    help="single: one thread, reproducible; threads: actor threads beside the learner; "
+                         f"processes: forked actor processes, every core (default {d['mode']})")
     tr.add_argument("--actors", type=int, default=d["actors"],
-                    help=f"actor threads in --mode threads (default {d['actors']})")
+                    help=f"actor threads or processes in --mode threads / processes (default {d['actors']})")
     tr.add_argument("--checkpoint-every", type=int, default=d["checkpoint_every"], metavar="FRAMES",
                     help=f"frames between checkpoints (default {d['checkpoint_every']})")
     tr.add_argument("--eval-every", type=int, default=d["eval_every"], metavar="FRAMES",

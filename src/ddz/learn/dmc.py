@@ -19,7 +19,9 @@ Modes: ``single`` (one thread: act, then learn, in turn; with the same seed a ru
 weights bit for bit, and a run resumed from its checkpoint gives the weights of the uninterrupted
 run), ``threads`` (``actors`` actor threads, each with its own tables and a copy of the networks
 refreshed every ``sync_every`` steps, and the learner in the calling thread; torch and the env
-release the GIL; not reproducible).
+release the GIL; not reproducible), ``processes`` (``actors`` actor processes, forked, each
+reading the learner's networks from shared memory every ``sync_every`` steps and sending its
+frames through a queue; uses every core; not reproducible; Linux and macOS).
 
 A run directory holds ``config.json``, ``checkpoint.pt`` (the networks, the optimisers, the
 counters, the buffers), ``model.npz`` (the latest networks for ``NeuralBot``, no torch needed)
@@ -56,7 +58,7 @@ from .torch_nets import QModel
 __all__ = ["TrainConfig", "Trainer", "rules_for", "OBJECTIVES", "MODES"]
 
 OBJECTIVES = ("wp", "adp", "score")
-MODES = ("single", "threads")
+MODES = ("single", "threads", "processes")
 CONFIG_FILE, CHECKPOINT_FILE, MODEL_FILE, LOG_FILE, CURVE_FILE = (
     "config.json", "checkpoint.pt", "model.npz", "log.csv", "curve.png")
 
@@ -349,6 +351,38 @@ class Actor:
         return [(p, obs[pos == p], act[pos == p], hist[pos == p], ret[pos == p]) for p in range(self.players)]
 
 
+def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames_q: Any, stop: Any) -> None:
+    """An actor process (forked from the learner): plays with a copy of the shared networks,
+    refreshed every ``sync_every`` steps, and queues its finished frames."""
+    import queue as _queue
+    try:
+        torch.set_num_threads(1)
+        cfg = trainer.config
+        local = QModel(trainer.net, trainer.positions, trainer.feats.state_dim, trainer.feats.action_dim,
+                       GROUP * trainer.feats.move_dim)
+        actor = Actor(trainer.rules, trainer.feats, cfg.tables, cfg.objective, cfg.epsilon, trainer.lstm)
+        actor.reset(_mix(cfg.seed, 4, k, trainer.segment, trainer.updates))
+        steps = 0
+        while not stop.is_set():
+            if steps % cfg.sync_every == 0:
+                with lock:
+                    local.load_state_dict(shared.state_dict())
+            for item in actor.step(local):
+                while not stop.is_set():
+                    try:
+                        frames_q.put(item, timeout=0.1)
+                        break
+                    except _queue.Full:
+                        continue
+            steps += 1
+    except BaseException as e:  # reported by the learner
+        import traceback
+        try:
+            frames_q.put(("error", f"actor {k}: {type(e).__name__}: {e}\n{traceback.format_exc()}"), timeout=5)
+        except Exception:
+            pass
+
+
 @dataclass
 class _Stats:
     losses: Dict[int, List[float]] = field(default_factory=dict)
@@ -614,8 +648,10 @@ class Trainer:
         deadline = math.inf if seconds is None else time.perf_counter() + float(seconds)
         if self.config.mode == "single":
             self._train_single(target, deadline, progress)
-        else:
+        elif self.config.mode == "threads":
             self._train_threads(target, deadline, progress)
+        else:
+            self._train_processes(target, deadline, progress)
         if self.frames != self._saved_frames:  # stopped between checkpoints: the next run starts new hands
             self.segment += 1
         self.save()
@@ -752,6 +788,66 @@ class Trainer:
             self.buffer.closed = False
         if errors:
             raise errors[0]
+        self._periodic(stats, clock, progress, lambda: None, force=True)
+        if progress is not None and getattr(progress, "isatty", lambda: False)():
+            progress.write("\n")
+
+    def _train_processes(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
+        import multiprocessing as mp
+        import queue as _queue
+        cfg = self.config
+        if "fork" not in mp.get_all_start_methods():
+            raise ArgumentError("mode 'processes' forks its actors: use 'threads' on this platform")
+        ctx = mp.get_context("fork")
+        shared = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
+                        GROUP * self.feats.move_dim)
+        shared.load_state_dict(self.model.state_dict())
+        shared.share_memory()
+        lock = ctx.Lock()
+        frames_q = ctx.Queue(maxsize=16 * cfg.actors * self.positions)
+        stop = ctx.Event()
+        procs = [ctx.Process(target=_process_actor, args=(self, k, shared, lock, frames_q, stop), daemon=True,
+                             name=f"ddz-actor-{k}") for k in range(cfg.actors)]
+        for pr in procs:
+            pr.start()
+        stats = _Stats()
+        t = time.perf_counter()
+        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
+                 "seconds": self.train_seconds}
+        error: Optional[str] = None
+        try:
+            while self.frames < target and time.perf_counter() < deadline:
+                try:
+                    item = frames_q.get(timeout=0.5)
+                except _queue.Empty:
+                    if not any(pr.is_alive() for pr in procs):
+                        error = "every actor process ended"
+                        break
+                    continue
+                if item[0] == "error":
+                    error = item[1]
+                    break
+                p, obs, act, hist, ret = item
+                learned = self._put_learning(p, obs, act, hist, ret, stats)
+                if self._learn_ready(stats) or learned:
+                    with lock:
+                        shared.load_state_dict(self.model.state_dict())
+                    self._periodic(stats, clock, progress, lambda: None)
+        finally:
+            stop.set()
+            try:  # let actors blocked on a full queue see the stop
+                while True:
+                    frames_q.get_nowait()
+            except (_queue.Empty, OSError, ValueError):
+                pass
+            for pr in procs:
+                pr.join(timeout=10)
+                if pr.is_alive():
+                    pr.terminate()
+                    pr.join()
+            frames_q.close()
+        if error is not None:
+            raise ArgumentError(f"training stopped: {error}")
         self._periodic(stats, clock, progress, lambda: None, force=True)
         if progress is not None and getattr(progress, "isatty", lambda: False)():
             progress.write("\n")
