@@ -355,6 +355,7 @@ def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames
     """An actor process (forked from the learner): plays with a copy of the shared networks,
     refreshed every ``sync_every`` steps, and queues its finished frames."""
     import queue as _queue
+    frames_q.cancel_join_thread()  # at the stop, exit without flushing frames nobody reads
     try:
         torch.set_num_threads(1)
         cfg = trainer.config
