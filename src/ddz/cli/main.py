@@ -18,6 +18,7 @@ from ..hand.game import Game
 from ..core.rules import Rules
 from ..search.simulate import simulate
 from . import solve as _cli_solve
+from . import train as _cli_train
 from .play import VARIANTS, play_markup, print_result, rules_of, run_play, show_cards
 from ..search.simulate import MAX_THREADS, concat
 from ..core.cards import RANKS
@@ -307,6 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=_cmd_replay)
 
     _cli_solve.add_parser(sub)
+    _cli_train.add_parser(sub)
     from ..server import cli as _server_cli  # imports nothing optional until it runs
     _server_cli.add_parser(sub)
     return p

@@ -1,0 +1,115 @@
+"""``ddz train``: Deep Monte-Carlo training of the play phase (``ddz.learn.dmc``; needs torch,
+imported only when the command runs)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, List, Optional
+
+from ..core.errors import DdzError
+
+def _defaults() -> Any:
+    """The TrainConfig defaults without importing torch (the dataclass lives in ddz.learn.dmc)."""
+    return {"objective": "adp", "net": "small", "tables": 256, "batch_size": 1024, "optimizer": "adam",
+            "lr": 1e-3, "epsilon": 0.01, "seed": 0, "mode": "single", "actors": 1,
+            "checkpoint_every": 500_000, "eval_every": 0, "eval_games": 100}
+
+
+def _hidden(text: str) -> List[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--hidden takes comma-separated widths, e.g. 256,256, not {text!r}")
+
+
+def add_parser(sub: Any) -> None:
+    d = _defaults()
+    tr = sub.add_parser("train", help="train a play-phase agent by Deep Monte-Carlo (needs torch: ddz[learn])",
+                        description="Train Q networks for the play phase by Deep Monte-Carlo (DouZero's "
+                                    "algorithm) on many tables at once. The run directory gets config.json, "
+                                    "checkpoint.pt, model.npz (for NeuralBot), log.csv and curve.png "
+                                    "(with matplotlib). --resume continues a run from its checkpoint.")
+    tr.add_argument("--variant", default="classic", metavar="NAME",
+                    help="classic, twop, bengbu or a compat preset (classic_douzero, ...) (default classic)")
+    tr.add_argument("--out", required=True, metavar="DIR", help="the run directory")
+    budget = tr.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--frames", type=int, default=None,
+                        help="train until the run has N frames in all (a resumed run continues to N)")
+    budget.add_argument("--hours", type=float, default=None, help="train for H more hours of wall time")
+    tr.add_argument("--resume", action="store_true",
+                    help="continue the run in --out from its checkpoint (its config.json is used)")
+    tr.add_argument("--init", default=None, metavar="MODEL",
+                    help="start a new run from a model file's weights (model.npz of an earlier run; fresh "
+                         "optimiser state, its frame count) (default: random weights)")
+    tr.add_argument("--objective", default=d["objective"], choices=("wp", "adp", "score"),
+                    help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs) or score (the play phase's "
+                         f"score) (default {d['objective']})")
+    tr.add_argument("--net", default=d["net"], choices=("small", "douzero"),
+                    help=f"network preset: small (an MLP) or douzero (LSTM + MLP) (default {d['net']})")
+    tr.add_argument("--hidden", type=_hidden, default=None, metavar="W,W,...",
+                    help="hidden layer widths replacing the preset's (default: the preset's)")
+    tr.add_argument("--tables", type=int, default=d["tables"], help=f"tables per actor (default {d['tables']})")
+    tr.add_argument("--batch-size", type=int, default=d["batch_size"],
+                    help=f"frames per gradient step (default {d['batch_size']})")
+    tr.add_argument("--optimizer", default=d["optimizer"], choices=("adam", "rmsprop"),
+                    help=f"optimiser (rmsprop with DouZero's settings) (default {d['optimizer']})")
+    tr.add_argument("--lr", type=float, default=d["lr"], help=f"learning rate (default {d['lr']})")
+    tr.add_argument("--epsilon", type=float, default=d["epsilon"],
+                    help=f"exploration: the chance of a random legal action (default {d['epsilon']})")
+    tr.add_argument("--seed", type=int, default=d["seed"], help=f"run seed (default {d['seed']})")
+    tr.add_argument("--mode", default=d["mode"], choices=("single", "threads", "processes"),
+                    help="single: one thread, reproducible; threads: actor threads beside the learner; "
+                         f"processes: forked actor processes, every core (default {d['mode']})")
+    tr.add_argument("--actors", type=int, default=d["actors"],
+                    help=f"actor threads or processes in --mode threads / processes (default {d['actors']})")
+    tr.add_argument("--checkpoint-every", type=int, default=d["checkpoint_every"], metavar="FRAMES",
+                    help=f"frames between checkpoints (default {d['checkpoint_every']})")
+    tr.add_argument("--eval-every", type=int, default=d["eval_every"], metavar="FRAMES",
+                    help="frames between evaluations against RuleBot, recorded in log.csv (default 0: only "
+                         "at the end)")
+    tr.add_argument("--eval-games", type=int, default=d["eval_games"],
+                    help=f"duplicate deals per evaluation (default {d['eval_games']}; 0: no evaluation)")
+    tr.add_argument("--quiet", action="store_true", help="no progress line")
+    tr.set_defaults(func=_cmd_train)
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        print("ddz train: torch is not installed (pip install 'ddz[learn]')", file=sys.stderr)
+        return 2
+    from ..learn.dmc import TrainConfig, Trainer
+    try:
+        if args.resume:
+            trainer = Trainer(out=args.out, resume=True)
+        else:
+            if os.path.exists(os.path.join(args.out, "checkpoint.pt")):
+                print(f"ddz train: {args.out} holds a run already: --resume continues it", file=sys.stderr)
+                return 2
+            cfg = TrainConfig(variant=args.variant, objective=args.objective, net=args.net, hidden=args.hidden,
+                              tables=args.tables, batch_size=args.batch_size, optimizer=args.optimizer,
+                              lr=args.lr, epsilon=args.epsilon, seed=args.seed, mode=args.mode,
+                              actors=args.actors, checkpoint_every=args.checkpoint_every,
+                              eval_every=args.eval_every, eval_games=args.eval_games,
+                              buffer_frames=max(32768, 4 * args.batch_size),
+                              init=None if args.init is None else os.path.abspath(args.init))
+            trainer = Trainer(cfg, out=args.out)
+        seconds = None if args.hours is None else args.hours * 3600.0
+        summary = trainer.train(frames=args.frames, seconds=seconds, progress=None if args.quiet else sys.stderr)
+        if trainer.config.eval_games:
+            summary.update(trainer.final_evaluation())
+    except KeyboardInterrupt:
+        print("\nddz train: interrupted; the last checkpoint stands (--resume continues)", file=sys.stderr)
+        return 130
+    except DdzError as e:
+        print(f"ddz train: {e}", file=sys.stderr)
+        return 2
+    fps = summary["frames_per_s"]
+    line = f"{summary['frames']:,} frames in {summary['train_seconds']:.0f} s of training ({fps:,.0f} frames/s)"
+    if "eval_wp" in summary:
+        line += f"; against RuleBot: win rate {summary['eval_wp']:.3f}, mean score {summary['eval_score']:.3f}"
+    print(line)
+    print(f"model: {os.path.join(args.out, 'model.npz')}")
+    return 0

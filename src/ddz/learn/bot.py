@@ -1,0 +1,78 @@
+"""``NeuralBot``: plays a trained model's play-phase moves, in numpy (no torch)."""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from . import encode
+from ..search.bots import Bot, RuleBot
+from ..core.errors import ArgumentError, ArgumentTypeError, shown
+from .features import HISTORY
+from .model import ModelError, NeuralModel
+
+__all__ = ["NeuralBot"]
+
+
+class NeuralBot(Bot):
+    """A bot that plays the play phase by a trained model's Q values (the highest; the first in
+    ``game.legal_action_ids()`` order among equal values) and **bids as ``RuleBot`` does** (``bidder``, another bot if
+    given): the models learn the play phase only for now.
+
+    ``model`` is a model file (``.npz``, written by ``ddz train`` as ``model.npz``) or a loaded
+    ``NeuralModel``. The forward pass is numpy; torch is not needed. A game under other rules than
+    the model's raises ``ModelError``. Stateless between calls (one instance may sit at every
+    seat; ``ddz.evaluate``'s per-hand copies share the weights)."""
+
+    def __init__(self, model: Union[str, "os.PathLike[str]", NeuralModel], *, bidder: Optional[Bot] = None,
+                 name: Optional[str] = None) -> None:
+        if isinstance(model, NeuralModel):
+            self.model = model
+        elif isinstance(model, (str, os.PathLike)):
+            self.model = NeuralModel.load(model)
+        else:
+            raise ArgumentTypeError(f"model must be a path or a NeuralModel, not {shown(model)}")
+        self.rules = self.model.rules
+        self.bidder = bidder if bidder is not None else RuleBot()
+        self.name = name or "NeuralBot"
+        moves = self.rules.action_space_array()
+        self._id_of: Dict[int, int] = {int(m): i for i, m in enumerate(moves)}
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "NeuralBot":
+        return self  # no state changes between calls; copying the weights per hand buys nothing
+
+    def _check(self, game: Any) -> None:
+        if game.rules != self.rules:
+            raise ModelError(f"this model plays {self.rules!r}, not {game.rules!r}")
+
+    def history(self, game: Any) -> npt.NDArray[np.int32]:
+        """The last ``HISTORY`` play-phase action ids of the hand, oldest first, -1 for none."""
+        out = np.full(HISTORY, -1, dtype=np.int32)
+        ps = game.play_state
+        if ps is None:
+            return out
+        actions = encode.play_log(ps)[3][-HISTORY:]
+        pass_id = self.rules.pass_id
+        ids = [self._id_of.get(a, pass_id) for a in actions]
+        if ids:
+            out[-len(ids):] = ids
+        return out
+
+    def scores(self, game: Any, seat: int) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """The legal action ids of ``seat`` (to act, in the play phase) and their Q values."""
+        self._check(game)
+        if game.phase != "PLAY" or game.current_seat != seat:
+            raise ArgumentError(f"seat {seat} has no play decision to make now")
+        ids = np.asarray(game.legal_action_ids(), dtype=np.int64)
+        obs = encode.compact(game, seat)
+        position = int(self.model.features.position(obs[None])[0])
+        hist = self.history(game) if self.model.net["arch"] == "lstm" else None
+        return ids, self.model.q_values(position, obs, ids, hist)
+
+    def act(self, game: Any, seat: int) -> Any:
+        if game.phase != "PLAY":
+            return self.bidder.act(game, seat)
+        ids, q = self.scores(game, seat)
+        return int(ids[int(np.argmax(q))])

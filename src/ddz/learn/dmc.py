@@ -1,0 +1,854 @@
+"""Deep Monte-Carlo training of the play phase (DouZero's algorithm, on ddz's vector env).
+
+Each decision of a hand is a *frame*: (the seat's compact observation, the action it took, the
+recent plays). When the hand ends, every frame of it gets the Monte-Carlo return of its seat
+(``wp``: +1 won / -1 lost; ``adp``: that times 2 to the bomb-class plays of the hand; ``score``:
+the play phase's score of the seat, ``VectorEnv``'s reward), and the Q network of the frame's
+*position* (0 the landlord, 1 the seat after it, ...: CLASSIC3's landlord, landlord_down,
+landlord_up) is regressed on it (mean squared error). Actors choose ε-greedily by the current
+networks.
+
+The shape that makes it fast: an actor steps ``tables`` tables of a ``ddz.VectorEnv`` at once,
+builds the features of every table's state and every legal action in numpy from the compact
+encoding and the action-id table (``ddz.learn.features``), and scores all of them in one batched
+forward pass per position (the state's part of the first layer once per table, not once per
+action); finished hands' frames go to fixed-shape per-position ring buffers which the learner
+reads in batches of ``batch_size``.
+
+Modes: ``single`` (one thread: act, then learn, in turn; with the same seed a run gives the same
+weights bit for bit, and a run resumed from its checkpoint gives the weights of the uninterrupted
+run), ``threads`` (``actors`` actor threads, each with its own tables and a copy of the networks
+refreshed every ``sync_every`` steps, and the learner in the calling thread; torch and the env
+release the GIL; not reproducible), ``processes`` (``actors`` actor processes, forked, each
+reading the learner's networks from shared memory every ``sync_every`` steps and sending its
+frames through a queue; uses every core; not reproducible; Linux and macOS).
+
+A run directory holds ``config.json``, ``checkpoint.pt`` (the networks, the optimisers, the
+counters, the buffers), ``model.npz`` (the latest networks for ``NeuralBot``, no torch needed)
+and ``log.csv``; ``curve.png`` when matplotlib is installed.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Callable, Dict, List, Optional, TextIO, Tuple
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from ..search import bots as _bots
+from ..core.rules import Rules
+from ..core.errors import ArgumentError, shown
+from ..search.evaluate import evaluate
+from ..core.variants import by_alias
+from .vector_env import VectorEnv
+from .bot import NeuralBot
+from .features import GROUP, HISTORY, Features, features_for
+from .model import NeuralModel
+from .nets import net_config
+from .torch_nets import QModel
+
+__all__ = ["TrainConfig", "Trainer", "rules_for", "OBJECTIVES", "MODES"]
+
+OBJECTIVES = ("wp", "adp", "score")
+MODES = ("single", "threads", "processes")
+CONFIG_FILE, CHECKPOINT_FILE, MODEL_FILE, LOG_FILE, CURVE_FILE = (
+    "config.json", "checkpoint.pt", "model.npz", "log.csv", "curve.png")
+
+
+def rules_for(name: str) -> Rules:
+    """A rules value by name: a variant (``classic``, ``twop``, ``bengbu``, ... as the command line
+    takes them) or a compat preset (``classic_douzero``, ``classic_openspiel``, ``classic_rlcard``)."""
+    presets = {"classic_douzero": Rules.classic_douzero, "classic_openspiel": Rules.classic_openspiel,
+               "classic_rlcard": Rules.classic_rlcard}
+    key = name.strip().lower().replace("-", "_")
+    if key in presets:
+        return presets[key]()
+    try:
+        return Rules(by_alias(name).name)
+    except KeyError:
+        raise ArgumentError(f"unknown variant {shown(name)}: a variant (classic, twop, bengbu) or a preset "
+                            f"({', '.join(presets)})") from None
+
+
+@dataclass
+class TrainConfig:
+    """Everything a run depends on (saved as the run's ``config.json``)."""
+
+    variant: str = "classic"
+    objective: str = "adp"
+    net: str = "small"
+    hidden: Optional[List[int]] = None
+    tables: int = 256
+    batch_size: int = 1024
+    optimizer: str = "adam"
+    lr: float = 1e-3
+    epsilon: float = 0.01
+    max_grad_norm: float = 40.0
+    seed: int = 0
+    mode: str = "single"
+    actors: int = 1
+    sync_every: int = 8
+    buffer_frames: int = 32768
+    checkpoint_every: int = 500_000
+    eval_every: int = 0
+    eval_games: int = 100
+    eval_seed: int = 12345
+    log_every: float = 10.0
+    init: Optional[str] = None
+
+    def check(self) -> "TrainConfig":
+        rules_for(self.variant)
+        net_config(self.net, self.hidden)
+        if self.objective not in OBJECTIVES:
+            raise ArgumentError(f"objective must be one of {', '.join(OBJECTIVES)}, not {shown(self.objective)}")
+        if self.mode not in MODES:
+            raise ArgumentError(f"mode must be one of {', '.join(MODES)}, not {shown(self.mode)}")
+        if self.optimizer not in ("adam", "rmsprop"):
+            raise ArgumentError(f"optimizer must be adam or rmsprop, not {shown(self.optimizer)}")
+        if self.eval_games < 0:
+            raise ArgumentError(f"eval_games must be >= 0 (0: no evaluation), not {self.eval_games!r}")
+        for name in ("tables", "batch_size", "actors", "sync_every", "checkpoint_every"):
+            if int(getattr(self, name)) < 1:
+                raise ArgumentError(f"{name} must be >= 1, not {getattr(self, name)!r}")
+        if self.buffer_frames < 2 * self.batch_size:
+            raise ArgumentError(f"buffer_frames ({self.buffer_frames}) must hold two batches ({2 * self.batch_size})")
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise ArgumentError(f"epsilon must be in [0, 1], not {self.epsilon!r}")
+        if self.eval_every < 0:
+            raise ArgumentError(f"eval_every must be >= 0 (0: never), not {self.eval_every!r}")
+        return self
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, d: Dict[str, Any]) -> "TrainConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ArgumentError(f"unknown training options {sorted(unknown)}")
+        return cls(**d).check()
+
+
+def _mix(*xs: int) -> int:
+    """A 63-bit seed from several integers (SplitMix64 steps)."""
+    z = 0x9E3779B97F4A7C15
+    for x in xs:
+        z = (z ^ (int(x) + 0x9E3779B97F4A7C15)) * 0xBF58476D1CE4E5B9 % 2**64
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EB % 2**64
+        z ^= z >> 31
+    return z >> 1
+
+
+class FrameBuffer:
+    """Fixed-shape ring buffers of finished frames, one per position: the compact row (int8), the
+    action id, the history ids (int16) and the return. ``put`` blocks (threads mode) while a
+    position's ring is full; ``take`` returns the oldest ``n`` frames of a position."""
+
+    def __init__(self, positions: int, capacity: int, width: int) -> None:
+        self.capacity = capacity
+        self.obs = np.zeros((positions, capacity, width), dtype=np.int8)
+        self.act = np.zeros((positions, capacity), dtype=np.int32)
+        self.hist = np.zeros((positions, capacity, HISTORY), dtype=np.int16)
+        self.ret = np.zeros((positions, capacity), dtype=np.float32)
+        self.head = [0] * positions   # the oldest frame
+        self.size = [0] * positions
+        self.cond = threading.Condition()
+        self.closed = False
+
+    def put(self, p: int, obs: npt.NDArray[np.int8], act: npt.NDArray[Any], hist: npt.NDArray[Any],
+            ret: npt.NDArray[Any], block: bool = False) -> None:
+        n, i = len(act), 0
+        while i < n:
+            with self.cond:
+                while block and self.size[p] == self.capacity and not self.closed:
+                    self.cond.wait(0.1)
+                if self.closed:
+                    return
+                k = min(n - i, self.capacity - self.size[p])
+                if k == 0:
+                    raise ArgumentError("the frame buffer overflowed: raise buffer_frames")
+                at = (self.head[p] + self.size[p] + np.arange(k)) % self.capacity
+                self.obs[p, at] = obs[i:i + k]
+                self.act[p, at] = act[i:i + k]
+                self.hist[p, at] = hist[i:i + k]
+                self.ret[p, at] = ret[i:i + k]
+                self.size[p] += k
+                self.cond.notify_all()
+            i += k
+
+    def take(self, p: int, n: int) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32], npt.NDArray[np.int16],
+                                            npt.NDArray[np.float32]]:
+        with self.cond:
+            at = (self.head[p] + np.arange(n)) % self.capacity
+            out = self.obs[p, at], self.act[p, at], self.hist[p, at], self.ret[p, at]
+            self.head[p] = (self.head[p] + n) % self.capacity
+            self.size[p] -= n
+            self.cond.notify_all()
+        return out
+
+    def ready(self, n: int) -> List[int]:
+        with self.cond:
+            return [p for p, s in enumerate(self.size) if s >= n]
+
+    def state(self) -> Dict[str, torch.Tensor]:
+        """The held frames, oldest first, for a checkpoint."""
+        out: Dict[str, torch.Tensor] = {}
+        for p in range(len(self.size)):
+            at = (self.head[p] + np.arange(self.size[p])) % self.capacity
+            out[f"obs{p}"] = torch.from_numpy(self.obs[p, at])
+            out[f"act{p}"] = torch.from_numpy(self.act[p, at])
+            out[f"hist{p}"] = torch.from_numpy(self.hist[p, at])
+            out[f"ret{p}"] = torch.from_numpy(self.ret[p, at])
+        return out
+
+    def load(self, state: Dict[str, torch.Tensor]) -> None:
+        for p in range(len(self.size)):
+            self.head[p] = self.size[p] = 0
+            self.put(p, state[f"obs{p}"].numpy(), state[f"act{p}"].numpy(), state[f"hist{p}"].numpy(),
+                     state[f"ret{p}"].numpy())
+
+
+def score_actions(model: QModel, feats: Features, obs: npt.NDArray[np.int8], ids: npt.NDArray[np.integer],
+                  offsets: npt.NDArray[np.int64], hist: Optional[npt.NDArray[np.integer]],
+                  lstm: bool) -> npt.NDArray[np.float32]:
+    """Q of every legal action of every table (rows as ``ids``), one forward pass per position."""
+    counts = np.diff(offsets)
+    seg = np.repeat(np.arange(len(obs)), counts)
+    pos = feats.position(obs)
+    q = np.empty(len(ids), dtype=np.float32)
+    sf = feats.state(obs)
+    af = feats.actions(ids)
+    hf = feats.history(hist) if lstm and hist is not None else None
+    with torch.no_grad():
+        for p in range(len(model.nets)):
+            tables = np.flatnonzero(pos == p)
+            if len(tables) == 0:
+                continue
+            local = np.cumsum(pos == p) - 1
+            rows = np.flatnonzero(pos[seg] == p)
+            out = model.nets[p](torch.from_numpy(sf[tables]), torch.from_numpy(af[rows]),
+                                torch.from_numpy(local[seg[rows]]),
+                                None if hf is None else torch.from_numpy(hf[tables]))
+            q[rows] = out.numpy()
+    return q
+
+
+def greedy(q: npt.NDArray[np.float32], offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Per table the row of its highest Q (the first of equal ones)."""
+    starts = offsets[:-1]
+    seg_max = np.maximum.reduceat(q, starts)
+    counts = np.diff(offsets)
+    seg = np.repeat(np.arange(len(starts)), counts)
+    best = np.flatnonzero(q >= seg_max[seg])
+    _, first = np.unique(seg[best], return_index=True)
+    return best[first]
+
+
+class Actor:
+    """``tables`` tables of a VectorEnv played ε-greedily; ``step`` returns the frames of the hands
+    that ended, by position."""
+
+    def __init__(self, rules: Rules, feats: Features, tables: int, objective: str, epsilon: float,
+                 lstm: bool) -> None:
+        self.rules, self.feats, self.n = rules, feats, tables
+        self.objective, self.epsilon, self.lstm = objective, epsilon, lstm
+        self.env: Optional[VectorEnv] = None
+        self.players = rules.players
+        self.frames_made = 0
+
+    def reset(self, seed: int) -> None:
+        """New hands on every table (partial hands are dropped), the env and exploration seeded."""
+        n = self.n
+        if self.env is None:
+            self.env = VectorEnv(self.rules, n, seed=seed % 2**63)
+        self.st = self.env.reset(seed % 2**63)
+        self.rng = np.random.default_rng(seed)
+        self.cap = 64
+        w = self.feats.width
+        self.t_obs = np.zeros((n, self.cap, w), dtype=np.int8)
+        self.t_act = np.zeros((n, self.cap), dtype=np.int32)
+        self.t_hist = np.zeros((n, self.cap, HISTORY), dtype=np.int16)
+        self.t_seat = np.zeros((n, self.cap), dtype=np.int8)
+        self.t_pos = np.zeros((n, self.cap), dtype=np.int8)
+        self.length = np.zeros(n, dtype=np.int64)
+        self.bombs = np.zeros(n, dtype=np.int64)
+        self.hist = np.full((n, HISTORY), -1, dtype=np.int16)
+
+    def _grow(self) -> None:
+        extra = self.cap
+        self.t_obs = np.concatenate([self.t_obs, np.zeros_like(self.t_obs[:, :extra])], axis=1)
+        for name in ("t_act", "t_hist", "t_seat", "t_pos"):
+            a = getattr(self, name)
+            setattr(self, name, np.concatenate([a, np.zeros_like(a[:, :extra])], axis=1))
+        self.cap += extra
+
+    def step(self, model: QModel) -> List[Tuple[int, Any, Any, Any, Any]]:
+        st, n = self.st, self.n
+        q = score_actions(model, self.feats, st.obs, st.legal_ids, st.legal_offsets, self.hist, self.lstm)
+        rows = greedy(q, st.legal_offsets)
+        if self.epsilon > 0:
+            explore = self.rng.random(n) < self.epsilon
+            counts = np.diff(st.legal_offsets)
+            rand = st.legal_offsets[:-1] + (self.rng.random(n) * counts).astype(np.int64)
+            rows = np.where(explore, rand, rows)
+        actions = st.legal_ids[rows]
+        if int(self.length.max()) >= self.cap:
+            self._grow()
+        ar = np.arange(n)
+        j = self.length
+        self.t_obs[ar, j] = st.obs
+        self.t_act[ar, j] = actions
+        self.t_hist[ar, j] = self.hist
+        self.t_seat[ar, j] = st.seat
+        pos = self.feats.position(st.obs)
+        self.t_pos[ar, j] = pos
+        self.length += 1
+        self.bombs += self.feats.is_bomb[actions]
+        self.hist[:, :-1] = self.hist[:, 1:]
+        self.hist[:, -1] = actions
+        nxt = self.env.step(actions)  # type: ignore[union-attr]
+        out: List[Tuple[int, Any, Any, Any, Any]] = []
+        done = np.flatnonzero(nxt.done)
+        if len(done):
+            out = self._finish(done, pos[done] == 0, nxt.reward[done])
+            self.length[done] = 0
+            self.bombs[done] = 0
+            self.hist[done] = -1
+        self.st = nxt
+        return out
+
+    def _finish(self, done: npt.NDArray[np.int64], landlord_won: npt.NDArray[np.bool_],
+                reward: npt.NDArray[np.float32]) -> List[Tuple[int, Any, Any, Any, Any]]:
+        """The frames of the hands of tables ``done`` with their returns (the seat that played
+        last went out: its side won)."""
+        lengths = self.length[done]
+        mask = np.arange(int(lengths.max()))[None, :] < lengths[:, None]
+        cut = mask.shape[1]
+        obs = self.t_obs[done, :cut][mask]
+        act = self.t_act[done, :cut][mask]
+        hist = self.t_hist[done, :cut][mask]
+        seat = self.t_seat[done, :cut][mask].astype(np.int64)
+        pos = self.t_pos[done, :cut][mask]
+        table = np.repeat(np.arange(len(done)), lengths)
+        won = (pos == 0) == landlord_won[table]
+        sign = np.where(won, 1.0, -1.0).astype(np.float32)
+        if self.objective == "wp":
+            ret = sign
+        elif self.objective == "adp":
+            ret = sign * np.exp2(self.bombs[done][table]).astype(np.float32)
+        else:
+            ret = reward[table, seat].astype(np.float32)
+        self.frames_made += len(act)
+        return [(p, obs[pos == p], act[pos == p], hist[pos == p], ret[pos == p]) for p in range(self.players)]
+
+
+def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames_q: Any, stop: Any) -> None:
+    """An actor process (forked from the learner): plays with a copy of the shared networks,
+    refreshed every ``sync_every`` steps, and queues its finished frames."""
+    import queue as _queue
+    frames_q.cancel_join_thread()  # at the stop, exit without flushing frames nobody reads
+    try:
+        torch.set_num_threads(1)
+        cfg = trainer.config
+        local = QModel(trainer.net, trainer.positions, trainer.feats.state_dim, trainer.feats.action_dim,
+                       GROUP * trainer.feats.move_dim)
+        actor = Actor(trainer.rules, trainer.feats, cfg.tables, cfg.objective, cfg.epsilon, trainer.lstm)
+        actor.reset(_mix(cfg.seed, 4, k, trainer.segment, trainer.updates))
+        steps = 0
+        while not stop.is_set():
+            if steps % cfg.sync_every == 0:
+                with lock:
+                    local.load_state_dict(shared.state_dict())
+            for item in actor.step(local):
+                while not stop.is_set():
+                    try:
+                        frames_q.put(item, timeout=0.1)
+                        break
+                    except _queue.Full:
+                        continue
+            steps += 1
+    except BaseException as e:  # reported by the learner
+        import traceback
+        try:
+            frames_q.put(("error", f"actor {k}: {type(e).__name__}: {e}\n{traceback.format_exc()}"), timeout=5)
+        except Exception:
+            pass
+
+
+@dataclass
+class _Stats:
+    losses: Dict[int, List[float]] = field(default_factory=dict)
+
+    def add(self, p: int, loss: float) -> None:
+        self.losses.setdefault(p, []).append(loss)
+
+    def means(self, positions: int) -> List[float]:
+        return [float(np.mean(self.losses[p])) if self.losses.get(p) else float("nan") for p in range(positions)]
+
+
+class Trainer:
+    """A training run (see the module docstring). ``out``: the run directory (None: nothing is
+    written). ``resume=True`` continues the run in ``out`` from its checkpoint (its config.json
+    wins over ``config``)."""
+
+    def __init__(self, config: Optional[TrainConfig] = None, out: Optional[str] = None, *,
+                 resume: bool = False) -> None:
+        self.out = out
+        ckpt = None
+        if resume:
+            if out is None or not os.path.exists(os.path.join(out, CHECKPOINT_FILE)):
+                raise ArgumentError(f"nothing to resume: no {CHECKPOINT_FILE} in {shown(out)}")
+            with open(os.path.join(out, CONFIG_FILE)) as f:
+                config = TrainConfig.from_dict(json.load(f))
+            ckpt = torch.load(os.path.join(out, CHECKPOINT_FILE), weights_only=True)
+        self.config = cfg = (config or TrainConfig()).check()
+        # One intra-op thread: the order of every float sum is then fixed, and the CPU kernels used
+        # here (linear, LSTM, Adam, RMSprop) are deterministic (the tests run a seed twice).
+        # torch.use_deterministic_algorithms is not called: it imports torch's compiler (15 s).
+        torch.set_num_threads(1)
+        self.rules = rules_for(cfg.variant)
+        self.feats = features_for(self.rules)
+        self.net = net_config(cfg.net, cfg.hidden)
+        self.lstm = self.net["arch"] == "lstm"
+        self.positions = self.rules.players
+        torch.manual_seed(_mix(cfg.seed, 1) % 2**63)
+        self.model = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
+                            GROUP * self.feats.move_dim)
+        self.optims = [self._optimizer(net.parameters()) for net in self.model.nets]
+        self.buffer = FrameBuffer(self.positions, cfg.buffer_frames, self.feats.width)
+        self.frames = 0
+        self.updates = 0
+        self.segment = 0
+        self.train_seconds = 0.0
+        self.cpu_seconds = 0.0  # this process's CPU time while training (other jobs inflate it least)
+        self.last_eval: Dict[str, float] = {}
+        self.recent_loss: Dict[int, float] = {}
+        self.next_checkpoint = cfg.checkpoint_every
+        self.next_eval = cfg.eval_every if cfg.eval_every and cfg.eval_games else math.inf
+        self.last_eval_frames = -1
+        if ckpt is not None:
+            self._load(ckpt)
+        elif cfg.init is not None:
+            self._init_from(cfg.init)
+        self._saved_frames = self.frames
+        if out is not None:
+            os.makedirs(out, exist_ok=True)
+            with open(os.path.join(out, CONFIG_FILE), "w") as f:
+                f.write(cfg.to_json() + "\n")
+
+    def _init_from(self, path: str) -> None:
+        """Starts from a model file's weights (fresh optimisers; the frame count the model records,
+        so the run's log continues its curve)."""
+        m = NeuralModel.load(path)
+        if m.rules != self.rules or m.net["arch"] != self.net["arch"] or m.net["hidden"] != self.net["hidden"] \
+                or m.net.get("lstm") != self.net.get("lstm"):
+            raise ArgumentError(f"{shown(path)} holds a {m.net.get('preset')} network {m.net['hidden']} for "
+                                f"{m.rules!r}; this run trains {self.config.net} {self.net['hidden']} for "
+                                f"{self.rules!r}")
+        for p, net in enumerate(self.model.nets):
+            net.load_state_dict({k: torch.from_numpy(m.arrays[f"p{p}.{k}"].copy()) for k in net.state_dict()})
+        self.frames = int(m.meta.get("frames", 0))
+        cfg = self.config
+        self.next_checkpoint = self.frames + cfg.checkpoint_every
+        if self.next_eval != math.inf:
+            self.next_eval = self.frames + cfg.eval_every
+
+    def _optimizer(self, params: Any) -> torch.optim.Optimizer:
+        cfg = self.config
+        if cfg.optimizer == "rmsprop":  # DouZero's settings
+            return torch.optim.RMSprop(params, lr=cfg.lr, alpha=0.99, eps=1e-5, momentum=0.0)
+        return torch.optim.Adam(params, lr=cfg.lr)
+
+    # ---- learning ----
+    def learn(self, p: int, obs: npt.NDArray[np.int8], act: npt.NDArray[Any], hist: npt.NDArray[Any],
+              ret: npt.NDArray[Any]) -> float:
+        """One gradient step of position ``p``'s network on a batch; the loss before the step."""
+        net = self.model.nets[p]
+        f = self.feats
+        q = net(torch.from_numpy(f.state(obs)), torch.from_numpy(f.actions(act)), None,
+                torch.from_numpy(f.history(hist)) if self.lstm else None)
+        loss = torch.mean((q - torch.from_numpy(np.asarray(ret, dtype=np.float32))) ** 2)
+        opt = self.optims[p]
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), self.config.max_grad_norm)
+        opt.step()
+        return float(loss.item())
+
+    def _learn_ready(self, stats: _Stats) -> int:
+        n = 0
+        b = self.config.batch_size
+        for p in self.buffer.ready(b):
+            loss = self.learn(p, *self.buffer.take(p, b))
+            stats.add(p, loss)
+            self.recent_loss[p] = loss
+            self.frames += b
+            self.updates += 1
+            n += 1
+        return n
+
+    def _put_learning(self, p: int, obs: npt.NDArray[np.int8], act: npt.NDArray[Any], hist: npt.NDArray[Any],
+                      ret: npt.NDArray[Any], stats: _Stats) -> int:
+        """Puts frames into position ``p``'s ring, learning from it whenever it is full (one
+        thread: many hands ending in one step never overflow it). Returns the steps learned."""
+        buf, b = self.buffer, self.config.batch_size
+        i, n, learned = 0, len(act), 0
+        while i < n:
+            free = buf.capacity - buf.size[p]
+            if free == 0:
+                loss = self.learn(p, *buf.take(p, b))
+                stats.add(p, loss)
+                self.recent_loss[p] = loss
+                self.frames += b
+                self.updates += 1
+                learned += 1
+                continue
+            k = min(free, n - i)
+            buf.put(p, obs[i:i + k], act[i:i + k], hist[i:i + k], ret[i:i + k])
+            i += k
+        return learned
+
+    # ---- the model ----
+    def neural_model(self) -> NeuralModel:
+        """The current networks as a torch-free model."""
+        cfg = self.config
+        return NeuralModel(self.rules, self.net, self.model.arrays(),
+                           meta={"frames": self.frames, "objective": cfg.objective, "variant": cfg.variant})
+
+    def evaluate(self, games: Optional[int] = None) -> Dict[str, float]:
+        """The current model (NeuralBot, bidding as RuleBot) against RuleBot in every other seat,
+        ``ddz.evaluate``'s duplicate deals (fixed: ``eval_seed``)."""
+        bot = NeuralBot(self.neural_model())
+        agents = [bot] + [_bots.RuleBot() for _ in range(self.positions - 1)]
+        res = evaluate(agents, self.rules, games=games or self.config.eval_games, seed=self.config.eval_seed)
+        s = res["NeuralBot"]
+        return {"eval_wp": s.overall.win_rate, "eval_wp_landlord": s.landlord.win_rate,
+                "eval_wp_farmer": s.farmer.win_rate, "eval_score": s.overall.mean_score,
+                "eval_games": float(s.overall.hands)}
+
+    def final_evaluation(self) -> Dict[str, float]:
+        """Evaluates the current model unless it was at this frame count, logs the row, redraws
+        the curve and saves (the checkpoint records the latest evaluation)."""
+        if self.last_eval_frames != self.frames:
+            self.last_eval = self.evaluate()
+            self.last_eval_frames = self.frames
+            row: Dict[str, Any] = {"wall_time": f"{time.time():.1f}", "train_seconds": f"{self.train_seconds:.1f}",
+                                   "frames": self.frames, "updates": self.updates}
+            row.update({k: f"{v:.4f}" for k, v in self.last_eval.items()})
+            self._log(row)
+            self.save()
+            self.plot()
+        return dict(self.last_eval)
+
+    # ---- files ----
+    def save(self) -> None:
+        """Writes checkpoint.pt and model.npz (atomically) into the run directory."""
+        self._saved_frames = self.frames
+        if self.out is None:
+            return
+        state = {"frames": self.frames, "updates": self.updates, "segment": self.segment,
+                 "train_seconds": self.train_seconds, "cpu_seconds": self.cpu_seconds,
+                 "next_checkpoint": self.next_checkpoint,
+                 "next_eval": -1 if self.next_eval == math.inf else self.next_eval,
+                 "last_eval": json.dumps(self.last_eval), "last_eval_frames": self.last_eval_frames,
+                 "model": self.model.state_dict(), "optims": [o.state_dict() for o in self.optims],
+                 "buffer": self.buffer.state() if self.config.mode == "single" else {}}
+        tmp = os.path.join(self.out, CHECKPOINT_FILE + ".tmp")
+        torch.save(state, tmp)
+        os.replace(tmp, os.path.join(self.out, CHECKPOINT_FILE))
+        self.neural_model().save(os.path.join(self.out, MODEL_FILE))
+
+    def _load(self, ckpt: Dict[str, Any]) -> None:
+        self.frames, self.updates, self.segment = int(ckpt["frames"]), int(ckpt["updates"]), int(ckpt["segment"])
+        self.train_seconds = float(ckpt["train_seconds"])
+        self.cpu_seconds = float(ckpt.get("cpu_seconds", 0.0))
+        self.next_checkpoint = int(ckpt["next_checkpoint"])
+        self.next_eval = math.inf if int(ckpt["next_eval"]) < 0 else int(ckpt["next_eval"])
+        self.last_eval = json.loads(ckpt["last_eval"])
+        self.last_eval_frames = int(ckpt["last_eval_frames"])
+        self.model.load_state_dict(ckpt["model"])
+        for o, s in zip(self.optims, ckpt["optims"]):
+            o.load_state_dict(s)
+        if ckpt["buffer"]:
+            self.buffer.load(ckpt["buffer"])
+
+    def _log_header(self) -> List[str]:
+        return (["wall_time", "train_seconds", "cpu_seconds", "frames", "updates", "frames_per_s"]
+                + [f"loss_p{p}" for p in range(self.positions)]
+                + ["eval_wp", "eval_wp_landlord", "eval_wp_farmer", "eval_score", "eval_games"])
+
+    def _log(self, row: Dict[str, Any]) -> None:
+        if self.out is None:
+            return
+        path = os.path.join(self.out, LOG_FILE)
+        new = not os.path.exists(path)
+        header = self._log_header()
+        if not new:  # a log begun by another version keeps its own columns
+            with open(path, newline="") as f:
+                header = next(csv.reader(f), header)
+        with open(path, "a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=header, restval="", extrasaction="ignore")
+            if new:
+                w.writeheader()
+            w.writerow(row)
+
+    def plot(self) -> Optional[str]:
+        """curve.png from log.csv: evaluation WP against RuleBot and the losses over frames (None
+        without matplotlib or a log)."""
+        if self.out is None or not os.path.exists(os.path.join(self.out, LOG_FILE)):
+            return None
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            return None
+        with open(os.path.join(self.out, LOG_FILE)) as f:
+            rows = list(csv.DictReader(f))
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+        ev = [(float(r["frames"]), float(r["eval_wp"])) for r in rows if r.get("eval_wp")]
+        if ev:
+            ax1.plot([e[0] for e in ev], [e[1] for e in ev], marker="o")
+        ax1.set_xlabel("frames")
+        ax1.set_ylabel("win rate against RuleBot")
+        ax1.set_title(f"{self.rules!r}, {self.config.net}, {self.config.objective}")
+        ax1.grid(True, alpha=0.3)
+        for p in range(self.positions):
+            pts = [(float(r["frames"]), float(r[f"loss_p{p}"])) for r in rows
+                   if r.get(f"loss_p{p}") not in (None, "", "nan")]
+            if pts:
+                ax2.plot([x for x, _ in pts], [y for _, y in pts], label=f"position {p}")
+        ax2.set_xlabel("frames")
+        ax2.set_ylabel("loss")
+        ax2.legend()
+        ax2.grid(True, alpha=0.3)
+        fig.tight_layout()
+        path = os.path.join(self.out, CURVE_FILE)
+        fig.savefig(path, dpi=80)
+        plt.close(fig)
+        return path
+
+    # ---- the loop ----
+    def train(self, frames: Optional[int] = None, seconds: Optional[float] = None,
+              progress: Optional[TextIO] = None) -> Dict[str, Any]:
+        """Trains until the run has ``frames`` frames in all (a resumed run continues to it) or for
+        ``seconds`` more of wall time, whichever comes first; checkpoints every
+        ``checkpoint_every`` frames and at the end. Returns a summary."""
+        if frames is None and seconds is None:
+            raise ArgumentError("give frames or seconds (a budget)")
+        target = math.inf if frames is None else int(frames)
+        deadline = math.inf if seconds is None else time.perf_counter() + float(seconds)
+        if self.config.mode == "single":
+            self._train_single(target, deadline, progress)
+        elif self.config.mode == "threads":
+            self._train_threads(target, deadline, progress)
+        else:
+            self._train_processes(target, deadline, progress)
+        if self.frames != self._saved_frames:  # stopped between checkpoints: the next run starts new hands
+            self.segment += 1
+        self.save()
+        self.plot()
+        return {"frames": self.frames, "updates": self.updates, "train_seconds": self.train_seconds,
+                "cpu_seconds": self.cpu_seconds,
+                "frames_per_s": self.frames / self.train_seconds if self.train_seconds else float("nan"),
+                **self.last_eval}
+
+    def _periodic(self, stats: _Stats, clock: Dict[str, float], progress: Optional[TextIO],
+                  on_segment: Callable[[], None], force: bool = False) -> None:
+        """Evaluation, checkpoint, log row and progress line when they are due."""
+        now = time.perf_counter()
+        cpu = time.process_time()
+        self.train_seconds += now - clock["t"]
+        self.cpu_seconds += cpu - clock["cpu"]
+        clock["t"], clock["cpu"] = now, cpu
+        evaluated = False
+        if self.frames >= self.next_eval:
+            self.last_eval = self.evaluate()
+            self.last_eval_frames = self.frames
+            while self.next_eval <= self.frames:
+                self.next_eval += self.config.eval_every
+            evaluated = True
+        if self.frames >= self.next_checkpoint:
+            while self.next_checkpoint <= self.frames:
+                self.next_checkpoint += self.config.checkpoint_every
+            self.segment += 1
+            on_segment()
+            self.save()
+            if evaluated:
+                self.plot()
+        if evaluated or force or now - clock["logged"] >= self.config.log_every:
+            fps = (self.frames - clock["frames"]) / max(1e-9, self.train_seconds - clock["seconds"])
+            losses = stats.means(self.positions)
+            row: Dict[str, Any] = {"wall_time": f"{time.time():.1f}", "train_seconds": f"{self.train_seconds:.1f}",
+                                   "cpu_seconds": f"{self.cpu_seconds:.1f}", "frames": self.frames,
+                                   "updates": self.updates, "frames_per_s": f"{fps:.0f}"}
+            row.update({f"loss_p{p}": f"{v:.5f}" for p, v in enumerate(losses)})
+            if evaluated:
+                row.update({k: f"{v:.4f}" for k, v in self.last_eval.items()})
+            self._log(row)
+            stats.losses.clear()
+            clock.update(logged=now, frames=self.frames, seconds=self.train_seconds)
+        tty = progress is not None and getattr(progress, "isatty", lambda: False)()
+        if progress is not None and (force or now - clock["shown"] >= (1.0 if tty else 30.0)):
+            fps = self.frames / self.train_seconds if self.train_seconds else 0.0
+            lp = " ".join(f"{self.recent_loss.get(p, float('nan')):.3f}" for p in range(self.positions))
+            ev = f"  eval wp {self.last_eval['eval_wp']:.3f}" if self.last_eval else ""
+            line = f"{self.frames:,} frames  {fps:,.0f} frames/s  loss {lp}{ev}"
+            # a terminal gets one line rewritten in place, a file a line every 30 s
+            progress.write(f"\r{line}   " if tty else f"{time.strftime('%H:%M:%S')} {line}\n")
+            progress.flush()
+            clock["shown"] = now
+        # time spent on evaluation and files is not training time
+        clock["t"], clock["cpu"] = time.perf_counter(), time.process_time()
+
+    def _train_single(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
+        cfg = self.config
+        actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm)
+        actor.reset(_mix(cfg.seed, 2, self.segment))
+        stats = _Stats()
+        t = time.perf_counter()
+        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
+                 "seconds": self.train_seconds}
+
+        def new_segment() -> None:
+            actor.reset(_mix(cfg.seed, 2, self.segment))
+
+        while self.frames < target and time.perf_counter() < deadline:
+            learned = 0
+            for p, obs, act, hist, ret in actor.step(self.model):
+                learned += self._put_learning(p, obs, act, hist, ret, stats)
+            if self._learn_ready(stats) or learned:
+                self._periodic(stats, clock, progress, new_segment)
+        self._periodic(stats, clock, progress, new_segment, force=True)
+        if progress is not None and getattr(progress, "isatty", lambda: False)():
+            progress.write("\n")
+
+    def _train_threads(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
+        cfg = self.config
+        stop = threading.Event()
+        lock = threading.Lock()
+        version = [0]
+        errors: List[BaseException] = []
+        self.buffer.closed = False
+
+        def run_actor(k: int) -> None:
+            try:
+                local = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
+                               GROUP * self.feats.move_dim)
+                seen = -1
+                actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm)
+                actor.reset(_mix(cfg.seed, 3, k, self.segment, self.updates))
+                steps = 0
+                while not stop.is_set():
+                    if steps % cfg.sync_every == 0 and seen != version[0]:
+                        with lock:
+                            local.load_state_dict(self.model.state_dict())
+                            seen = version[0]
+                    for p, obs, act, hist, ret in actor.step(local):
+                        self.buffer.put(p, obs, act, hist, ret, block=True)
+                    steps += 1
+            except BaseException as e:  # reported by the learner thread
+                errors.append(e)
+                stop.set()
+
+        threads = [threading.Thread(target=run_actor, args=(k,), daemon=True, name=f"ddz-actor-{k}")
+                   for k in range(cfg.actors)]
+        for th in threads:
+            th.start()
+        stats = _Stats()
+        t = time.perf_counter()
+        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
+                 "seconds": self.train_seconds}
+        try:
+            while self.frames < target and time.perf_counter() < deadline and not stop.is_set():
+                ready = self.buffer.ready(cfg.batch_size)
+                if not ready:
+                    with self.buffer.cond:
+                        self.buffer.cond.wait(0.05)
+                    continue
+                with lock:
+                    self._learn_ready(stats)
+                    version[0] += 1
+                self._periodic(stats, clock, progress, lambda: None)
+        finally:
+            stop.set()
+            with self.buffer.cond:
+                self.buffer.closed = True
+                self.buffer.cond.notify_all()
+            for th in threads:
+                th.join()
+            self.buffer.closed = False
+        if errors:
+            raise errors[0]
+        self._periodic(stats, clock, progress, lambda: None, force=True)
+        if progress is not None and getattr(progress, "isatty", lambda: False)():
+            progress.write("\n")
+
+    def _train_processes(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
+        import multiprocessing as mp
+        import queue as _queue
+        cfg = self.config
+        if "fork" not in mp.get_all_start_methods():
+            raise ArgumentError("mode 'processes' forks its actors: use 'threads' on this platform")
+        ctx = mp.get_context("fork")
+        shared = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
+                        GROUP * self.feats.move_dim)
+        shared.load_state_dict(self.model.state_dict())
+        shared.share_memory()
+        lock = ctx.Lock()
+        frames_q = ctx.Queue(maxsize=16 * cfg.actors * self.positions)
+        stop = ctx.Event()
+        procs = [ctx.Process(target=_process_actor, args=(self, k, shared, lock, frames_q, stop), daemon=True,
+                             name=f"ddz-actor-{k}") for k in range(cfg.actors)]
+        for pr in procs:
+            pr.start()
+        stats = _Stats()
+        t = time.perf_counter()
+        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
+                 "seconds": self.train_seconds}
+        error: Optional[str] = None
+        try:
+            while self.frames < target and time.perf_counter() < deadline:
+                try:
+                    item = frames_q.get(timeout=0.5)
+                except _queue.Empty:
+                    if not any(pr.is_alive() for pr in procs):
+                        error = "every actor process ended"
+                        break
+                    continue
+                if item[0] == "error":
+                    error = item[1]
+                    break
+                p, obs, act, hist, ret = item
+                learned = self._put_learning(p, obs, act, hist, ret, stats)
+                if self._learn_ready(stats) or learned:
+                    with lock:
+                        shared.load_state_dict(self.model.state_dict())
+                    self._periodic(stats, clock, progress, lambda: None)
+        finally:
+            stop.set()
+            try:  # let actors blocked on a full queue see the stop
+                while True:
+                    frames_q.get_nowait()
+            except (_queue.Empty, OSError, ValueError):
+                pass
+            for pr in procs:
+                pr.join(timeout=10)
+                if pr.is_alive():
+                    pr.terminate()
+                    pr.join()
+            frames_q.close()
+        if error is not None:
+            raise ArgumentError(f"training stopped: {error}")
+        self._periodic(stats, clock, progress, lambda: None, force=True)
+        if progress is not None and getattr(progress, "isatty", lambda: False)():
+            progress.write("\n")

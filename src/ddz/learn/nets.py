@@ -1,0 +1,97 @@
+"""The Q networks' shapes and their forward pass in numpy (inference without torch).
+
+A Q network scores (state, action) pairs. The first layer is split in parts that add up: the
+state part ``s0`` (with the bias) and, for the LSTM preset, the history part ``h0`` over the
+LSTM's last output are computed once per *state*; the action part ``a0`` once per legal
+action; the sum goes through ReLU, the hidden layers ``l1 … lk`` and ``out``. This is the same
+function as one dense layer over the concatenated (state, history, action) vector (DouZero's
+shape), without repeating the state's work for each of its legal actions.
+
+A network's arrays are named as in the torch modules of ``ddz.learn.torch_nets``; a model holds
+one network per position (``p0.`` the landlord, ``p1.`` the seat after it, ...).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["PRESETS", "net_config", "param_shapes", "forward", "count_params"]
+
+#: Network presets: ``small`` the default (an MLP), ``douzero`` DouZero's shape (an LSTM of 128
+#: over the last 15 plays, 3 to a step, and five 512-wide layers).
+PRESETS: Mapping[str, Dict[str, Any]] = {
+    "small": {"arch": "mlp", "hidden": [256, 256]},
+    "douzero": {"arch": "lstm", "lstm": 128, "hidden": [512, 512, 512, 512, 512]},
+}
+
+
+def net_config(preset: str = "small", hidden: Optional[List[int]] = None) -> Dict[str, Any]:
+    """A network configuration: a preset, its hidden widths optionally replaced."""
+    from ..core.errors import ArgumentError
+    if preset not in PRESETS:
+        raise ArgumentError(f"unknown network preset {preset!r}: use one of {', '.join(PRESETS)}")
+    cfg = {k: (list(v) if isinstance(v, list) else v) for k, v in PRESETS[preset].items()}
+    cfg["preset"] = preset
+    if hidden is not None:
+        if not hidden or any(not isinstance(h, int) or h < 1 for h in hidden):
+            raise ArgumentError(f"hidden must list positive layer widths, not {hidden!r}")
+        cfg["hidden"] = list(hidden)
+    return cfg
+
+
+def param_shapes(cfg: Mapping[str, Any], state_dim: int, action_dim: int, group_dim: int) -> Dict[str, tuple]:
+    """The arrays of one network, name -> shape (``group_dim``: one LSTM step's input)."""
+    hidden = cfg["hidden"]
+    shapes: Dict[str, tuple] = {"s0.weight": (hidden[0], state_dim), "s0.bias": (hidden[0],),
+                                "a0.weight": (hidden[0], action_dim)}
+    if cfg["arch"] == "lstm":
+        h = cfg["lstm"]
+        shapes.update({"lstm.weight_ih_l0": (4 * h, group_dim), "lstm.weight_hh_l0": (4 * h, h),
+                       "lstm.bias_ih_l0": (4 * h,), "lstm.bias_hh_l0": (4 * h,), "h0.weight": (hidden[0], h)})
+    for k in range(1, len(hidden)):
+        shapes[f"l{k}.weight"] = (hidden[k], hidden[k - 1])
+        shapes[f"l{k}.bias"] = (hidden[k],)
+    shapes["out.weight"] = (1, hidden[-1])
+    shapes["out.bias"] = (1,)
+    return shapes
+
+
+def count_params(shapes: Mapping[str, tuple]) -> int:
+    return int(sum(int(np.prod(s)) for s in shapes.values()))
+
+
+def _sigmoid(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    return 0.5 * (np.tanh(0.5 * x) + 1.0)  # no overflow for large |x|
+
+
+def _lstm_last(p: Mapping[str, npt.NDArray[np.float32]], x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """The last output of a one-layer LSTM (torch's gate order i, f, g, o) over x (rows, steps, in)."""
+    w_ih, w_hh = p["lstm.weight_ih_l0"], p["lstm.weight_hh_l0"]
+    b = p["lstm.bias_ih_l0"] + p["lstm.bias_hh_l0"]
+    n, steps, _ = x.shape
+    hsz = w_hh.shape[1]
+    h = np.zeros((n, hsz), dtype=np.float32)
+    c = np.zeros((n, hsz), dtype=np.float32)
+    for t in range(steps):
+        g = x[:, t] @ w_ih.T + h @ w_hh.T + b
+        i, f, gg, o = _sigmoid(g[:, :hsz]), _sigmoid(g[:, hsz:2 * hsz]), np.tanh(g[:, 2 * hsz:3 * hsz]), \
+            _sigmoid(g[:, 3 * hsz:])
+        c = f * c + i * gg
+        h = o * np.tanh(c)
+    return h
+
+
+def forward(p: Mapping[str, npt.NDArray[np.float32]], cfg: Mapping[str, Any], state: npt.NDArray[np.float32],
+            actions: npt.NDArray[np.float32], state_index: npt.NDArray[np.integer],
+            history: Optional[npt.NDArray[np.float32]] = None) -> npt.NDArray[np.float32]:
+    """Q values (rows,) of action rows ``actions`` whose states are ``state[state_index]``."""
+    hs = state @ p["s0.weight"].T + p["s0.bias"]
+    if cfg["arch"] == "lstm":
+        assert history is not None
+        hs = hs + _lstm_last(p, history) @ p["h0.weight"].T
+    x = np.maximum(hs[state_index] + actions @ p["a0.weight"].T, 0.0)
+    for k in range(1, len(cfg["hidden"])):
+        x = np.maximum(x @ p[f"l{k}.weight"].T + p[f"l{k}.bias"], 0.0)
+    return (x @ p["out.weight"].T + p["out.bias"])[:, 0]

@@ -1,0 +1,268 @@
+"""The Deep Monte-Carlo trainer (needs torch; skipped without it): the loss falls on a fixed
+batch, a seeded one-thread run is exact, a resumed run continues exactly, the numpy forward pass
+equals torch's, a short run beats RandomBot, every variant trains, ``ddz train`` runs."""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import ddz  # noqa: E402
+from ddz.bots import RandomBot, RuleBot  # noqa: E402
+from ddz.learn import NeuralBot, NeuralModel  # noqa: E402
+from ddz.learn.dmc import Actor, TrainConfig, Trainer, greedy  # noqa: E402
+
+TINY = dict(tables=32, batch_size=128, hidden=[32], buffer_frames=2048, checkpoint_every=10**9)
+
+
+def arrays_equal(a, b):
+    return set(a) == set(b) and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_the_loss_falls_on_a_fixed_batch():
+    tr = Trainer(TrainConfig(**TINY, lr=1e-3, seed=3))
+    actor = Actor(tr.rules, tr.feats, 32, "adp", 0.0, False)
+    actor.reset(1)
+    frames = []
+    while sum(len(f[2]) for f in frames if f[0] == 0) < 256:
+        frames += actor.step(tr.model)
+    obs, act, hist, ret = (np.concatenate([f[k] for f in frames if f[0] == 0])[:256] for k in range(1, 5))
+    losses = [tr.learn(0, obs, act, hist, ret) for _ in range(100)]
+    assert losses[-1] < 0.3 * losses[0], (losses[0], losses[-1])
+
+
+def test_a_seeded_one_thread_run_is_exact_and_seeds_differ():
+    runs = []
+    for seed in (5, 5, 6):
+        tr = Trainer(TrainConfig(**TINY, seed=seed))
+        tr.train(frames=1500)
+        runs.append(tr.model.arrays())
+    assert arrays_equal(runs[0], runs[1])
+    assert not arrays_equal(runs[0], runs[2])
+
+
+def test_checkpoints_round_trip_and_a_resumed_run_continues_exactly(tmp_path):
+    cfg = dict(TINY, checkpoint_every=1000, seed=2)
+    straight = Trainer(TrainConfig(**cfg), out=str(tmp_path / "a"))
+    straight.train(frames=2000)
+    first = Trainer(TrainConfig(**cfg), out=str(tmp_path / "b"))
+    first.train(frames=1000)
+    assert 0 < first.buffer.size[0] or 0 < first.buffer.size[1]  # frames waiting: saved with the checkpoint
+    resumed = Trainer(out=str(tmp_path / "b"), resume=True)
+    assert resumed.frames == first.frames and resumed.updates == first.updates
+    assert arrays_equal(resumed.model.arrays(), first.model.arrays())
+    assert resumed.buffer.size == first.buffer.size
+    resumed.train(frames=2000)
+    assert resumed.frames == straight.frames
+    assert arrays_equal(resumed.model.arrays(), straight.model.arrays())
+    # the run directory: config, checkpoint, model for NeuralBot, log
+    names = set(os.listdir(tmp_path / "b"))
+    assert {"config.json", "checkpoint.pt", "model.npz", "log.csv"} <= names
+    assert arrays_equal(NeuralModel.load(tmp_path / "b" / "model.npz").arrays, straight.model.arrays())
+    with pytest.raises(ddz.ArgumentError, match="resume"):
+        Trainer(out=str(tmp_path / "empty"), resume=True)
+
+
+def _play_decisions(rules, n, seed=0):
+    """Games played by RuleBot up to ``n`` play decisions: (game copy, seat) pairs."""
+    out, s = [], seed
+    while len(out) < n:
+        g = ddz.Game(rules, seed=s)
+        bot = RuleBot()
+        while not g.is_over:
+            if g.phase == "PLAY":
+                out.append((g.clone(), g.current_seat))
+            g.apply(bot.act(g, g.current_seat))
+        s += 1
+    return out[:n]
+
+
+# The numpy and torch forward passes differ by float rounding only: Q values agree within this,
+# and where their choices differ, the two choices' Q values are within it (a tie).
+Q_TOLERANCE = 1e-4
+
+
+@pytest.mark.parametrize("net", ["small", "douzero"])
+def test_numpy_inference_equals_torch(net):
+    rules = ddz.Rules.classic()
+    tr = Trainer(TrainConfig(tables=8, batch_size=64, net=net, buffer_frames=256, seed=4))
+    bot = NeuralBot(tr.neural_model())
+    f = tr.feats
+    for g, seat in _play_decisions(rules, 60):
+        ids, q_np = bot.scores(g, seat)
+        obs = ddz.encode.compact(g, seat)[None]
+        p = int(f.position(obs)[0])
+        hist = f.history(bot.history(g)[None]) if net == "douzero" else None
+        with torch.no_grad():
+            q_t = tr.model.nets[p](torch.from_numpy(f.state(obs)), torch.from_numpy(f.actions(ids)),
+                                   torch.zeros(len(ids), dtype=torch.long),
+                                   None if hist is None else torch.from_numpy(hist)).numpy()
+        np.testing.assert_allclose(q_np, q_t, rtol=0, atol=Q_TOLERANCE)
+        a, b = int(np.argmax(q_np)), int(np.argmax(q_t))
+        assert a == b or abs(q_t[a] - q_t[b]) <= Q_TOLERANCE
+
+
+def test_greedy_takes_the_first_highest_of_each_table():
+    q = np.array([1.0, 3.0, 3.0, 0.5, -2.0, -1.0], dtype=np.float32)
+    offsets = np.array([0, 3, 4, 6])
+    assert greedy(q, offsets).tolist() == [1, 3, 5]
+
+
+def test_a_short_run_beats_random_bot():
+    tr = Trainer(TrainConfig(tables=128, batch_size=256, hidden=[128], buffer_frames=4096, lr=3e-3, seed=1,
+                             objective="wp", checkpoint_every=10**9))
+    tr.train(frames=40_000)
+    res = ddz.evaluate([NeuralBot(tr.neural_model()), RandomBot(1), RandomBot(2)], tr.rules, games=100, seed=9)
+    s = res["NeuralBot"].overall
+    assert s.win_rate_ci[0] > 0.5, s
+
+
+@pytest.mark.parametrize("variant", ["twop", "bengbu", "classic_douzero"])
+@pytest.mark.parametrize("objective", ["wp", "score"])
+def test_every_variant_and_objective_trains(variant, objective):
+    tr = Trainer(TrainConfig(**dict(TINY, tables=16, batch_size=64), variant=variant, objective=objective))
+    out = tr.train(frames=600)
+    assert out["frames"] >= 600 and tr.updates >= 600 // 64
+    losses = [v for v in tr.recent_loss.values()]
+    assert losses and all(np.isfinite(losses))
+    if objective == "wp":
+        assert all(v < 10 for v in losses)
+
+
+def test_the_lstm_preset_trains():
+    tr = Trainer(TrainConfig(tables=16, batch_size=64, net="douzero", buffer_frames=512, seed=1))
+    params = sum(p.numel() for p in tr.model.parameters())
+    assert 4_000_000 < params < 6_000_000  # DouZero's three networks hold about 4.5M
+    tr.train(frames=200)
+    assert np.isfinite(list(tr.recent_loss.values())).all()
+
+
+def test_threads_mode_trains(tmp_path):
+    tr = Trainer(TrainConfig(**dict(TINY, mode="threads", actors=2, checkpoint_every=500)), out=str(tmp_path))
+    out = tr.train(frames=1200)
+    assert out["frames"] >= 1200
+    assert os.path.exists(tmp_path / "checkpoint.pt")
+    back = Trainer(out=str(tmp_path), resume=True)
+    assert back.frames == tr.frames
+
+
+def test_bad_options_are_refused():
+    for bad in (dict(objective="x"), dict(mode="ray"), dict(mode="process"), dict(net="huge"), dict(hidden=[0]), dict(variant="chess"),
+                dict(epsilon=2.0), dict(batch_size=0), dict(buffer_frames=10)):
+        with pytest.raises(ddz.ArgumentError):
+            TrainConfig(**bad).check()
+    with pytest.raises(ddz.ArgumentError, match="budget"):
+        Trainer(TrainConfig(**TINY)).train()
+
+
+def test_ddz_train_runs_end_to_end(tmp_path, capsys):
+    from ddz.cli import main
+    out = str(tmp_path / "run")
+    args = ["train", "--variant", "classic", "--frames", "1000", "--out", out, "--tables", "32", "--batch-size",
+            "128", "--hidden", "32", "--eval-games", "2", "--eval-every", "500", "--checkpoint-every", "600"]
+    assert main(args) == 0
+    text = capsys.readouterr()
+    assert "frames/s" in text.err and "win rate" in text.out
+    with open(os.path.join(out, "log.csv")) as f:
+        rows = list(csv.DictReader(f))
+    assert rows and all(int(r["frames"]) > 0 for r in rows)
+    assert any(r["eval_wp"] for r in rows)
+    assert NeuralBot(os.path.join(out, "model.npz")).rules == ddz.Rules.classic()
+    assert main(args) == 2  # a second run into the same directory is refused
+    assert "--resume" in capsys.readouterr().err
+    assert main(["train", "--out", out, "--resume", "--frames", "1400", "--quiet", "--eval-games", "0"]) == 0
+    try:
+        import matplotlib  # noqa: F401
+        assert os.path.exists(os.path.join(out, "curve.png"))
+    except ImportError:
+        pass
+
+
+def test_the_command_line_defaults_are_the_configs():
+    from ddz._cli_train import _defaults
+    cfg = TrainConfig()
+    assert all(getattr(cfg, k) == v for k, v in _defaults().items()), _defaults()
+
+
+def test_a_small_buffer_never_overflows_in_one_thread():
+    """Many hands ending in one step fill a small ring: the learner drains it as it fills."""
+    tr = Trainer(TrainConfig(tables=256, batch_size=64, hidden=[16], buffer_frames=128, checkpoint_every=10**9))
+    tr.train(frames=3000)
+    assert tr.frames >= 3000 and all(s <= 128 for s in tr.buffer.size)
+
+
+def test_a_run_starts_from_a_model_file(tmp_path):
+    first = Trainer(TrainConfig(**TINY, seed=1), out=str(tmp_path / "a"))
+    first.train(frames=600)
+    model = str(tmp_path / "a" / "model.npz")
+    second = Trainer(TrainConfig(**TINY, seed=2, init=model), out=str(tmp_path / "b"))
+    assert second.frames == first.frames
+    assert arrays_equal(second.model.arrays(), first.model.arrays())
+    second.train(frames=first.frames + 300)
+    assert second.frames >= first.frames + 300
+    with pytest.raises(ddz.ArgumentError, match="network"):
+        Trainer(TrainConfig(**dict(TINY, hidden=[16]), init=model))
+    with pytest.raises(ddz.ArgumentError, match="network"):
+        Trainer(TrainConfig(**TINY, variant="twop", init=model))
+
+
+def test_a_log_begun_with_other_columns_keeps_them(tmp_path):
+    (tmp_path / "log.csv").write_text("wall_time,frames,loss_p0\n1.0,5,0.5\n")
+    tr = Trainer(TrainConfig(**TINY), out=str(tmp_path))
+    tr.train(frames=300)
+    with open(tmp_path / "log.csv") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["wall_time", "frames", "loss_p0"] and all(len(r) == 3 for r in rows)
+    assert int(rows[-1][1]) == tr.frames and tr.cpu_seconds > 0
+
+
+@pytest.mark.parametrize("net", ["small", "douzero"])
+def test_the_actors_batched_scores_equal_one_state_at_a_time(net):
+    """score_actions (every table at once, one pass per position) gives each table's legal actions
+    the Q values the torch-free model gives that one state; the actor's history of a table is the
+    history NeuralBot reads from the same hand's play state."""
+    from types import SimpleNamespace
+    from ddz.learn.dmc import score_actions
+    rules = ddz.Rules.classic()
+    tr = Trainer(TrainConfig(tables=12, batch_size=64, net=net, hidden=[24, 12] if net == "small" else None,
+                             buffer_frames=256, seed=8))
+    model = tr.neural_model()
+    bot = NeuralBot(model)
+    actor = Actor(rules, tr.feats, 12, "adp", 0.0, tr.lstm)
+    actor.reset(3)
+    taken = []
+    game0 = int(actor.env.games()[0])
+    for _ in range(12):
+        st = actor.st
+        q = score_actions(tr.model, tr.feats, st.obs, st.legal_ids, st.legal_offsets, actor.hist, tr.lstm)
+        for i in range(12):
+            a, b = st.legal_offsets[i], st.legal_offsets[i + 1]
+            pos = int(tr.feats.position(st.obs[i:i + 1])[0])
+            one = model.q_values(pos, st.obs[i], st.legal_ids[a:b], actor.hist[i].astype(np.int32))
+            np.testing.assert_allclose(q[a:b], one, rtol=0, atol=1e-4)
+        actor.step(tr.model)
+        taken.append(int(actor.hist[0, -1]))
+    assert int(actor.env.games()[0]) == game0  # table 0 is still in its first hand (12 decisions)
+    # table 0's hand replayed in a PlayState: the same history
+    ps = ddz.PlayState(*ddz.deal(rules, 3, game0), rules)
+    for aid in taken:
+        ps.apply(aid)
+    want = bot.history(SimpleNamespace(play_state=ps))
+    assert actor.hist[0].tolist() == want.tolist()
+
+
+def test_processes_mode_trains_and_leaves_no_process(tmp_path):
+    import multiprocessing as mp
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("processes mode forks")
+    tr = Trainer(TrainConfig(**dict(TINY, mode="processes", actors=2, checkpoint_every=500)), out=str(tmp_path))
+    out = tr.train(frames=1200)
+    assert out["frames"] >= 1200 and np.isfinite(list(tr.recent_loss.values())).all()
+    assert not mp.active_children()
+    assert Trainer(out=str(tmp_path), resume=True).frames == tr.frames
