@@ -39,9 +39,11 @@ def test_every_option_has_help_and_its_default(name):
             continue
         takes_value = a.nargs != 0 and not isinstance(a, (argparse._StoreTrueAction, argparse._StoreFalseAction))
         if a.option_strings and takes_value and a.default is not None:
-            if "default" not in a.help:
+            text = a.help % dict(vars(a), prog=SUB[name].prog) if "%(" in a.help else a.help  # as argparse prints it
+            if "default" not in text:
                 missing.append(f"{label}: the help does not give the default ({a.default!r})")
-            elif isinstance(a.default, (int, float, str)) and _shown(a.default) not in a.help.replace("_", ""):
+            elif isinstance(a.default, (int, float, str)) and _shown(a.default) not in text.replace("_", "") \
+                    and str(a.default) not in text:
                 missing.append(f"{label}: the help gives another default than {a.default!r}: {a.help!r}")
     assert not missing, f"ddz {name}: " + "; ".join(missing)
 
