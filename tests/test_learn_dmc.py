@@ -185,7 +185,7 @@ def test_ddz_train_runs_end_to_end(tmp_path, capsys):
 
 
 def test_the_command_line_defaults_are_the_configs():
-    from ddz._cli_train import _defaults
+    from ddz.cli.train import _defaults
     cfg = TrainConfig()
     assert all(getattr(cfg, k) == v for k, v in _defaults().items()), _defaults()
 

@@ -2,7 +2,7 @@
 WebSocket (docs/protocol.md), with a plain browser client, SQLite or PostgreSQL storage.
 
 ``Server(ServerConfig(...))`` is the whole server; ``await server.start(host, port)``.
-Needs the ``server`` extra (``pip install ddz[server]``: websockets, asyncpg); the names
+Needs the ``server`` extra (``pip install ".[server]"`` in the source tree: websockets, asyncpg); the names
 below load on first use, so ``ddz`` works without it.
 """
 from __future__ import annotations
