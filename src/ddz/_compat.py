@@ -72,9 +72,9 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module: ModuleType) -> None:
         """The module ran under its own name already; the import system has just set its
         ``__spec__`` to the old path's, so its own is put back."""
-        for name, spec in list(self._specs.items()):
-            if getattr(module, "__spec__", None) is not None and module.__spec__.name == name:
-                module.__spec__ = self._specs.pop(name)
+        current = getattr(module, "__spec__", None)
+        if current is not None and current.name in self._specs:
+            module.__spec__ = self._specs.pop(current.name)
 
 
 def install() -> None:

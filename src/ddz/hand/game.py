@@ -394,10 +394,11 @@ class Game(TablePolicy):
             except IllegalAction as e:
                 raise self._play_error(action, e) from None
         else:
-            token = self._offered_decision(action, seat)
-            if token is None:  # not an offered decision's id: the whole check, with its errors
+            offered = self._offered_decision(action, seat)
+            if offered is None:  # not an offered decision's id: the whole check, with its errors
                 token = self._apply(self._validate(action, seat))
             else:
+                token = offered
                 self._decided(self._seat, token)  # type: ignore[arg-type]  # a decision has a seat to act
         self._clock = 0.0
         return token
@@ -419,7 +420,7 @@ class Game(TablePolicy):
         """Plays a play or pass (cards, a Move, a token or a play's id) that the core checks as it
         applies it (raising IllegalAction, nothing changed); the core records (seat, token) in
         the history. Then the hand ends or the variant's in-play hook runs."""
-        token = self._hands.play(ps, action, self._history)
+        token = self._hands.play(ps, action, self._history)  # type: ignore[arg-type]  # plays have seats
         if ps.is_over:
             self._finish(self._score())
         elif self._play_hook:
