@@ -51,7 +51,7 @@ def test_batch_count_compat20(benchmark, classic20, preset):
 def test_compare_peers_uses_each_peers_rules(capsys):
     """compare_peers / `ddz bench --peers`: each installed peer against ddz under its own
     preset, distinct plays per hand of both engines printed beside the rates."""
-    from ddz import bench_peers, peers
+    from ddz.peers import adapters as peers, bench as bench_peers
 
     installed = [p for p, a in (("douzero", peers.DOUZERO), ("rlcard", peers.RLCARD), ("open_spiel", peers.OPENSPIEL))
                  if a.available()]
