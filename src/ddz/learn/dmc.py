@@ -836,11 +836,11 @@ class Trainer:
                     self._periodic(stats, clock, progress, lambda: None)
         finally:
             stop.set()
-            try:  # let actors blocked on a full queue see the stop
-                while True:
-                    frames_q.get_nowait()
-            except (_queue.Empty, OSError, ValueError):
-                pass
+            # The queue is not read again: an actor exits without flushing (cancel_join_thread),
+            # so its feeder thread may stop in the middle of a message, and a read would then wait
+            # for the rest of it for ever (the learner holds the pipe's write end too, so no EOF
+            # comes). Actors never wait on a full queue for longer than one put's 0.1 s timeout
+            # before they look at the stop, so nothing needs draining for them to see it.
             for pr in procs:
                 pr.join(timeout=10)
                 if pr.is_alive():
