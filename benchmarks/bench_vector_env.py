@@ -1,10 +1,10 @@
-"""ddz.VectorEnv steps per second (issue 12): 4,096 CLASSIC3 tables, each step one random legal
-action per table chosen with numpy inside the timed loop (the compact observation and the legal
-id lists are produced every step), against a Python loop over PlayState (legal_actions() +
-random.choice + apply) on the same kind of games.
+"""ddz.VectorEnv steps per second: tables stepped with one random legal action per table chosen
+with numpy inside the timed loop (the compact observation and the legal id lists are produced
+every step), in whole hands (the auction included) and in the play phase alone, against a
+Python loop over PlayState (legal_actions() + random.choice + apply) on the same kind of games.
 
-    python benchmarks/bench_vector_env.py                # 4,096 tables, 200 steps, 1 thread
-    python benchmarks/bench_vector_env.py --threads 2
+    python benchmarks/bench_vector_env.py                # 1,024 tables, 200 steps, 1 thread, each variant
+    python benchmarks/bench_vector_env.py --cpu --threads 2 --tables 4096
 
 The same runners feed ``benchmarks/workloads.py`` (``python benchmarks/run_all.py --only env.``).
 """
@@ -25,9 +25,10 @@ CLOCK = time.perf_counter
 
 
 def vector_env_rate(rules: ddz.Rules, tables: int = 4096, steps: int = 200, threads: int = 1, seed: int = 2026,
-                    repeat: int = 3) -> float:
-    """Environment steps (one table's action) per second, best of ``repeat`` runs."""
-    env = ddz.VectorEnv(rules, tables, seed, threads=threads)
+                    repeat: int = 3, auction: bool = False) -> float:
+    """Environment steps (one table's action) per second, best of ``repeat`` runs; ``auction``:
+    whole hands (the default of VectorEnv), else the play phase alone."""
+    env = ddz.VectorEnv(rules, tables, seed, threads=threads, auction=auction)
     rng = np.random.default_rng(seed)
     best = float("inf")
     for _ in range(repeat + 1):  # the first run warms up
@@ -57,7 +58,7 @@ def play_state_loop_rate(rules: ddz.Rules, actions: int = 100_000, seed: int = 2
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tables", type=int, default=4096)
+    ap.add_argument("--tables", type=int, default=1024)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--cpu", action="store_true", help="time by this process's CPU time (one thread), not wall time")
@@ -65,11 +66,15 @@ def main(argv=None) -> None:
     global CLOCK
     if args.cpu:
         CLOCK = time.process_time
+    print(f"ddz.VectorEnv, {args.tables} tables, {args.threads} thread(s), steps/s")
+    for name in ("classic", "two_player", "bengbu"):
+        r = ddz.Rules(name)
+        whole = vector_env_rate(r, args.tables, args.steps, args.threads, auction=True)
+        play = vector_env_rate(r, args.tables, args.steps, args.threads, auction=False)
+        print(f"  {name:<11} whole hands {whole:>12,.0f}   play phase {play:>12,.0f}   ratio {whole / play:.2f}")
     r = ddz.Rules.classic()
-    v = vector_env_rate(r, args.tables, args.steps, args.threads)
     p = play_state_loop_rate(r)
-    print(f"ddz.VectorEnv, {args.tables} CLASSIC3 tables, {args.threads} thread(s)  {v:>12,.0f} steps/s")
-    print(f"Python loop over PlayState                       {p:>12,.0f} actions/s   ratio {v / p:.1f}x")
+    print(f"Python loop over PlayState (CLASSIC3) {p:>12,.0f} actions/s")
 
 
 if __name__ == "__main__":

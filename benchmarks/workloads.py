@@ -221,6 +221,13 @@ def _run_vector_env(w: Workload, repeat: int) -> Tuple[float, float, str]:
     return BV.vector_env_rate(make_rules(w.rules), tables=w.hands, seed=w.seed, repeat=repeat), 0.0, "steps/s"
 
 
+def _run_vector_whole(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    import bench_vector_env as BV
+
+    rate = BV.vector_env_rate(make_rules(w.rules), tables=w.hands, seed=w.seed, repeat=repeat, auction=True)
+    return rate, 0.0, "steps/s"
+
+
 def _run_playstate_loop(w: Workload, repeat: int) -> Tuple[float, float, str]:
     import bench_vector_env as BV
 
@@ -307,7 +314,8 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "douzero_batch": _run_douzero_batch,  # ddz.encode.douzero_arrays, factored int8, reused buffers
     "douzero_expand": _run_douzero_expand,  # DouZeroBatch.expand into reused float32 buffers
     "compact": _run_compact,              # ddz.encode.compact_arrays, reused buffer
-    "vector_env": _run_vector_env,        # ddz.VectorEnv.step, numpy random choice in the loop
+    "vector_env": _run_vector_env,        # ddz.VectorEnv.step (play phase), numpy random choice in the loop
+    "vector_whole": _run_vector_whole,    # the same in whole hands (auction=True)
     "playstate_loop": _run_playstate_loop,  # Python loop over PlayState, for the ratio
     "rlcard_env": _run_rlcard,            # RLCard env.step: RLCard's doudizhu (the peer) or ddz-classic
     "pettingzoo": _run_pettingzoo,        # ddz's PettingZoo AEC env: last() + random id from the info + step()
@@ -335,7 +343,8 @@ WHAT = {
     "douzero_batch": "encode.douzero_arrays factored int8",
     "douzero_expand": "DouZeroBatch.expand float32",
     "compact": "encode.compact_arrays",
-    "vector_env": "VectorEnv.step, 1 thread, numpy choice",
+    "vector_env": "VectorEnv.step play phase, 1 thread",
+    "vector_whole": "VectorEnv.step whole hands, 1 thread",
     "playstate_loop": "Python loop over PlayState ids",
     "rlcard_env": "RLCard env.step, random legal id",
     "pettingzoo": "PettingZoo AEC last()+step(), id from info",
@@ -384,6 +393,13 @@ def _registry() -> List[Workload]:
                       issue=12))
     w.append(Workload("env.vector.classic", "vector_env", "classic", hands=4096, target=">= 2M steps/s per core",
                       vs="env.playstate_loop.classic", issue=12))
+    # whole hands in the vector env: 1,024 tables, one thread, against the play phase alone in the same run
+    for rules in ("classic", "two_player", "bengbu"):
+        w.append(Workload(f"env.vector1024.play.{rules}", "vector_env", rules, hands=1024, target="(reference)",
+                          issue=24))
+        w.append(Workload(f"env.vector1024.whole.{rules}", "vector_whole", rules, hands=1024,
+                          target=">= 1M steps/s, >= 0.25x the play phase" if rules == "classic" else "(reported)",
+                          vs=f"env.vector1024.play.{rules}", issue=24))
     # issue 10: the whole hand, the play loop and clones, against OpenSpiel in the same run
     w.append(Workload("game.full.openspiel", "openspiel_game", "classic", hands=500, target="(peer)", issue=10))
     w.append(Workload("game.full.classic", "game", "classic", hands=500, target=">= 1.5x OpenSpiel full game",

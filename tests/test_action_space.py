@@ -233,11 +233,11 @@ def test_equal_option_sets_share_one_action_space_and_orders_stay_apart():
     assert a.move_from_id(0).encoded == int(space[0]) == ddz.Rules.classic().move_from_id(0).encoded
     assert c.action_id(ddz.decode(int(space[5]), c)) == len(space) - 1 - 5
     assert a.action_id(ddz.decode(int(space[5]), a)) == 5
-    env = ddz.VectorEnv(c, 4, seed=1)
+    env = ddz.VectorEnv(c, 4, seed=1, auction=False)
     rev = env.reset(seed=1).legal_ids.copy()
     c._set_action_order(None)  # the env keeps the index it was built with
     np.testing.assert_array_equal(c.action_space_array(), space)
-    plain = ddz.VectorEnv(c, 4, seed=1).reset(seed=1).legal_ids
+    plain = ddz.VectorEnv(c, 4, seed=1, auction=False).reset(seed=1).legal_ids
     n = len(space)
     np.testing.assert_array_equal(np.where(plain == n, n, n - 1 - plain), rev)  # PASS stays at n
     np.testing.assert_array_equal(env.reset(seed=1).legal_ids, rev)

@@ -100,7 +100,7 @@ def _reference(g, seat):
         if how == "log2":
             value = coded.get(r.variant, {}).get(name, {}).get(v, int(np.log2(v)))
         elif how == "flag":
-            value = 1 if v not in (False, 1) else 0
+            value = 1 if v is True or (v is not False and v != 1) else 0
         else:
             value = v
         row[L["factors"].start + k] = value
@@ -300,7 +300,7 @@ def _reference_game_row(g, seat):
         v = obs["factors"].get(name)
         if v is not None:
             row[L["factors"].start + k] = (int(v).bit_length() - 1 if how == "log2"
-                                           else int(bool(v) and v != 1) if how == "flag" else int(v))
+                                           else int(v is True or (v is not False and v != 1)) if how == "flag" else int(v))
     decisions = VARIANT[r.variant].decisions
     steps = []
     for s, token in obs["history"]:
@@ -330,3 +330,16 @@ def test_game_rows_equal_the_reference_at_every_step(variant):
                 checked += 1
             g.apply(rng.choice(g.legal_actions()))
     assert checked > 12 * 20 * r.players
+
+
+def test_bengbu_open_flag_is_set():
+    """The FACTORS block's BENGBU4 ``open`` flag is 1 after OPEN (a Python True once coded as 0,
+    since True == 1) and 0 after CLOSED (docs/encodings.md, FACTOR_SLOTS)."""
+    for choice, flag in (("OPEN", 1), ("CLOSED", 0)):
+        g = ddz.Game(ddz.Rules.bengbu(), seed=5)
+        while g.phase != "OPEN_CHOICE":
+            legal = g.legal_actions()
+            g.apply("BID3" if "BID3" in legal else legal[0])
+        g.apply(choice)
+        L = E.compact_layout(g.rules)
+        assert E.compact(g, 0)[L["factors"]].tolist() == [3, flag, 0, 0, 0]

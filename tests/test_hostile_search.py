@@ -276,17 +276,18 @@ def test_vector_env_kitty_in_the_landlords_hand():
     h = ["".join(deck[:20]), "".join(deck[20:37]), "".join(deck[37:])]
     words = np.array([[ddz.Cards(x).word for x in h]], dtype=np.uint64)
     ok = ddz.Cards(h[0][:3]).word
-    env = ddz.VectorEnv(C3, 1, deals=words, landlords=np.array([0]), kitty=np.array([ok], dtype=np.uint64))
+    env = ddz.VectorEnv(C3, 1, deals=words, landlords=np.array([0]), kitty=np.array([ok], dtype=np.uint64),
+                        auction=False)
     assert env.reset().obs.shape[0] == 1
     not_held = next(r for r in "3456789TJQKA2" if h[0].count(r) == 0)
     bad = ddz.Cards(not_held + h[0][:2]).word
-    e = raises(ddz.CardError, ddz.VectorEnv, C3, 1, deals=words, landlords=np.array([0]),
+    e = raises(ddz.CardError, ddz.VectorEnv, C3, 1, auction=False, deals=words, landlords=np.array([0]),
                kitty=np.array([bad], dtype=np.uint64))
     assert "landlord" in str(e)
     # a kitty of three 3s beside hands that hold all four 3s (none of them the landlord's)
     four = np.array([[ddz.Cards("3333456789TJQKA2B").word, ddz.Cards("4456789TJQKA2R").word,
                       ddz.Cards("556789TJQKA2").word]], dtype=np.uint64)
-    raises(ddz.CardError, ddz.VectorEnv, C3, 1, deals=four, landlords=np.array([1]),
+    raises(ddz.CardError, ddz.VectorEnv, C3, 1, auction=False, deals=four, landlords=np.array([1]),
            kitty=np.array([ddz.Cards("333").word], dtype=np.uint64))
 
 
@@ -379,7 +380,7 @@ def test_numpy_integers_everywhere():
     assert ddz.Cards.from_word(np.uint64(ddz.Cards("33").word)) == ddz.Cards("33")
     assert C3.move_from_id(i(3)) == C3.move_from_id(3)
     assert ddz.card_name(np.int16(3)) == ddz.card_name(3)
-    env = ddz.VectorEnv(C3, np.int32(2), np.uint64(1), threads=np.int8(1))
+    env = ddz.VectorEnv(C3, np.int32(2), np.uint64(1), threads=np.int8(1), auction=False)
     assert env.reset(i(4)).obs.shape[0] == 2
     assert ddz.bots.RandomBot(seed=i(2)).act(ddz.Game(C3, 1), 0)
     r = ddz.Rules.classic(single_kicker_rank_cap=i(3), max_redeals=np.uint8(2))

@@ -60,7 +60,7 @@ def _pick(step, rng):
 def test_tables_match_play_states_of_the_same_deals(variant):
     r = ddz.Rules(variant)
     N, seed = 6, 21
-    env = ddz.VectorEnv(r, N, seed)
+    env = ddz.VectorEnv(r, N, seed, auction=False)
     st = env.reset()
     rng = np.random.default_rng(3)
     played = [0] * N
@@ -93,7 +93,7 @@ def test_tables_match_play_states_of_the_same_deals(variant):
 
 def test_results_do_not_depend_on_threads():
     r = ddz.Rules.classic()
-    envs = [ddz.VectorEnv(r, 50, 9, threads=t) for t in (1, 3, 8)]
+    envs = [ddz.VectorEnv(r, 50, 9, threads=t, auction=False) for t in (1, 3, 8)]
     steps = [e.reset() for e in envs]
     rng = np.random.default_rng(1)
     for _ in range(120):
@@ -106,7 +106,7 @@ def test_results_do_not_depend_on_threads():
 
 def test_reset_seed_restarts_the_series_and_reset_moves_on():
     r = ddz.Rules.two_player()
-    env = ddz.VectorEnv(r, 4, 5)
+    env = ddz.VectorEnv(r, 4, 5, auction=False)
     first = env.reset()
     again = env.reset()
     assert (env.games() == np.arange(4) + 4).all()
@@ -117,7 +117,7 @@ def test_reset_seed_restarts_the_series_and_reset_moves_on():
 
 def test_dense_mask_on_request():
     r = ddz.Rules.classic()
-    env = ddz.VectorEnv(r, 5, 1)
+    env = ddz.VectorEnv(r, 5, 1, auction=False)
     st = env.reset(mask=True)
     assert st.mask.shape == (5, r.pass_id + 1)
     for i in range(5):
@@ -136,7 +136,7 @@ def test_supplied_deals_landlords_bomb_limits_and_kitty():
         kitty.append(ddz.Cards(str(hands[landlord])[:8], decks=2).word)  # any 8 of its cards stand for the kitty
     limits = np.array([[1, 2, 255, 255]] * 3)
     env = ddz.VectorEnv(r, 2, 0, deals=np.array(deals, dtype=np.uint64), landlords=np.array(landlords),
-                        bomb_limits=limits, kitty=np.array(kitty, dtype=np.uint64))
+                        bomb_limits=limits, kitty=np.array(kitty, dtype=np.uint64), auction=False)
     st = env.reset()
     L = env.layout
     for i in range(2):
@@ -155,7 +155,7 @@ def test_supplied_deals_landlords_bomb_limits_and_kitty():
 
 def test_bad_input_raises_and_moves_no_table():
     r = ddz.Rules.classic()
-    env, twin = ddz.VectorEnv(r, 3, 4), ddz.VectorEnv(r, 3, 4)
+    env, twin = ddz.VectorEnv(r, 3, 4, auction=False), ddz.VectorEnv(r, 3, 4, auction=False)
     with pytest.raises(ddz.ArgumentError, match="call reset"):
         env.step(np.zeros(3, np.int64))
     st, _ = env.reset(), twin.reset()
@@ -164,8 +164,8 @@ def test_bad_input_raises_and_moves_no_table():
         env.step(good[:2])
     with pytest.raises(ddz.ArgumentTypeError, match="integer array"):
         env.step(good.astype(float))
-    with pytest.raises(ddz.ArgumentTypeError):
-        env.step(list(good))
+    with pytest.raises(ddz.ArgumentTypeError):  # a list is taken (of ints), not of floats
+        env.step([float(x) for x in good])
     bad = good.copy()
     bad[1] = r.pass_id + 1
     with pytest.raises(ddz.IllegalAction, match="table 1: action id .* out of range"):
@@ -184,20 +184,20 @@ def test_bad_input_raises_and_moves_no_table():
     for field in ("obs", "legal_ids", "reward", "seat"):
         assert np.array_equal(getattr(a, field), getattr(b, field))
     with pytest.raises(ddz.ArgumentError, match="twop_rocket_doubles=True"):
-        ddz.VectorEnv(ddz.Rules.two_player(twop_rocket_doubles=False), 2, 1)
+        ddz.VectorEnv(ddz.Rules.two_player(twop_rocket_doubles=False), 2, 1, auction=False)
     with pytest.raises(ddz.ArgumentError, match="bengbu_missiles_once_per_player=False"):
-        ddz.VectorEnv(ddz.Rules.bengbu(bengbu_missiles_once_per_player=True), 2, 1)
+        ddz.VectorEnv(ddz.Rules.bengbu(bengbu_missiles_once_per_player=True), 2, 1, auction=False)
     with pytest.raises(ddz.ArgumentError, match="num_envs must be in"):
-        ddz.VectorEnv(r, 0, 1)
+        ddz.VectorEnv(r, 0, 1, auction=False)
     with pytest.raises(ddz.ArgumentTypeError):
         ddz.VectorEnv("classic", 2, 1)  # type: ignore[arg-type]
     with pytest.raises(ddz.ArgumentError, match="bomb limits exist only in BENGBU4"):
         ddz.VectorEnv(r, 2, 1, deals=np.array([[1, 16, 256]], np.uint64), landlords=np.array([0]),
-                      bomb_limits=np.zeros((1, 3), int))
+                      bomb_limits=np.zeros((1, 3), int), auction=False)
     with pytest.raises(ddz.CardError, match="deal 0: the hands hold 5 '3' together"):
-        ddz.VectorEnv(r, 2, 1, deals=np.array([[0x3, 0x2, 0x100]], np.uint64), landlords=np.array([0]))
+        ddz.VectorEnv(r, 2, 1, deals=np.array([[0x3, 0x2, 0x100]], np.uint64), landlords=np.array([0]), auction=False)
     with pytest.raises(ddz.ArgumentError, match="deal 0: landlord 3 is not a seat"):
-        ddz.VectorEnv(r, 2, 1, deals=np.array([[0x3, 0x1, 0x100]], np.uint64), landlords=np.array([3]))
+        ddz.VectorEnv(r, 2, 1, deals=np.array([[0x3, 0x1, 0x100]], np.uint64), landlords=np.array([3]), auction=False)
 
 
 def test_bengbu_missile_shifts_the_reward():
@@ -205,7 +205,7 @@ def test_bengbu_missile_shifts_the_reward():
     unit, §2.3.7) and goes out: each farmer pays 1 + (1 - 0) = 2."""
     r = ddz.Rules.bengbu()
     words = [ddz.Cards(h, decks=2).word for h in ("33333334", "5", "6", "7")]
-    env = ddz.VectorEnv(r, 1, 0, deals=np.array([words], np.uint64), landlords=np.array([0]))
+    env = ddz.VectorEnv(r, 1, 0, deals=np.array([words], np.uint64), landlords=np.array([0]), auction=False)
     st = env.reset()
     bomb7 = ddz.classify("3333333", r).id
     for action in (bomb7, r.pass_id, r.pass_id, r.pass_id, ddz.classify("4", r).id):
@@ -220,8 +220,8 @@ def test_steps_release_the_gil_and_refuse_concurrent_use():
     import threading
 
     r = ddz.Rules.classic()
-    envs = [ddz.VectorEnv(r, 2000, s) for s in (1, 2)]
-    solo = [ddz.VectorEnv(r, 2000, s) for s in (1, 2)]
+    envs = [ddz.VectorEnv(r, 2000, s, auction=False) for s in (1, 2)]
+    solo = [ddz.VectorEnv(r, 2000, s, auction=False) for s in (1, 2)]
     errors = []
 
     def run(env, out):
@@ -245,7 +245,7 @@ def test_steps_release_the_gil_and_refuse_concurrent_use():
         want = []
         run(solo[k], want)
         assert np.array_equal(results[k][0].obs, want[0].obs)
-    shared = ddz.VectorEnv(r, 20_000, 3)
+    shared = ddz.VectorEnv(r, 20_000, 3, auction=False)
     shared.reset()
     seen = []
 

@@ -1,5 +1,6 @@
 // pybind11 registration of the vectorized environment (the facade is ddz.VectorEnv): argument
-// checks, fresh numpy arrays per step, the GIL released while the tables move.
+// checks, fresh numpy arrays per step, the GIL released while the tables move, the terminal
+// information of the tables whose hand ended.
 #include <memory>
 #include <mutex>
 
@@ -78,6 +79,38 @@ DealPool pool_arg(const RulesObj& R, py::handle hands_h, py::handle landlords_h,
   return p;
 }
 
+/// The whole-hand options from the Python Rules.options dict (ddz.core.rules names them).
+HandOptions hand_options(py::handle d) {
+  if (!py::isinstance<py::dict>(d)) throw ArgumentTypeError("auction options must be a dict, not " + type_name(d));
+  py::dict o = py::reinterpret_borrow<py::dict>(d);
+  auto get = [&](const char* k) -> py::object {
+    if (!o.contains(k)) throw ArgumentError(std::string("auction options lack ") + k);
+    return o[k];
+  };
+  auto str = [&](const char* k) { return py::str(get(k)).cast<std::string>(); };
+  auto i64 = [&](const char* k) { return get(k).cast<int64_t>(); };
+  auto flag = [&](const char* k) { return get(k).cast<bool>(); };
+  HandOptions h;
+  h.max_redeals = int(i64("max_redeals"));
+  h.passers_may_rob = flag("classic_passers_may_rob");
+  h.rob_winner_last = str("classic_rob_winner") == "last";
+  h.show_after_kitty = str("classic_show_timing") == "after_kitty";
+  h.kitty_max = str("classic_kitty_combine") == "max";
+  h.rob_cap = i64("classic_rob_cap");
+  h.loss_factor = i64("classic_landlord_loss_factor");
+  h.fanshen_before_lead = str("twop_fanshen_point") == "before_lead";
+  h.show_stacks = flag("twop_show_start_stacks");
+  h.rocket_doubles = flag("twop_rocket_doubles");
+  h.zero_sum = flag("twop_zero_sum");
+  h.twop_imult = i64("twop_initial_multiplier");
+  h.missiles_once = flag("bengbu_missiles_once_per_player");
+  h.special_per_instance = flag("bengbu_special_per_instance");
+  if (h.max_redeals < 0 || h.rob_cap < 1 || (h.loss_factor != 1 && h.loss_factor != 2) || h.twop_imult < 1 ||
+      h.twop_imult > (int64_t(1) << 32))
+    throw ArgumentError("auction options out of range");
+  return h;
+}
+
 /// The environment for one call. Waiting for the lock while holding the GIL could deadlock with
 /// the call that has it (it needs the GIL back to return), so a concurrent call is an error.
 std::unique_lock<std::mutex> claim(VectorEnvObj& o) {
@@ -113,7 +146,40 @@ struct Outputs {
     for (size_t i = 0; i < e.tables(); ++i) off[i + 1] += off[i];
     py::array_t<int32_t> ids(py::ssize_t(off[e.tables()]));
     e.copy_legal(ids.mutable_data());
-    return py::make_tuple(obs, offsets, ids, reward, done, seat, role);
+    return py::make_tuple(obs, offsets, ids, reward, done, seat, role, terminal(e), deal_ends(e));
+  }
+  /// The tables whose hand ended in this call, with that hand's scores, landlord, kind and
+  /// each seat's last row: (tables, scores, landlord, kind, rows).
+  py::tuple terminal(const VectorEnv& e) {
+    const auto n = py::ssize_t(e.players()), W = py::ssize_t(e.layout().total);
+    std::vector<size_t> which;
+    const uint8_t* d = reinterpret_cast<const uint8_t*>(done.data());
+    for (size_t i = 0; i < e.tables(); ++i)
+      if (d[i]) which.push_back(i);
+    const auto K = py::ssize_t(which.size());
+    py::array_t<int64_t> tables(K);
+    py::array_t<float> scores({K, n});
+    py::array_t<int8_t> landlord(K), kind(K), rows({K, n, W});
+    int64_t* tb = tables.mutable_data();
+    float* sc = scores.mutable_data();
+    int8_t *ll = landlord.mutable_data(), *kd = kind.mutable_data(), *rw = rows.mutable_data();
+    {
+      py::gil_scoped_release nogil;
+      for (py::ssize_t k = 0; k < K; ++k) {
+        tb[k] = int64_t(which[size_t(k)]);
+        e.final_info(which[size_t(k)], sc + k * n, ll[k], kd[k], rw + k * n * W);
+      }
+    }
+    return py::make_tuple(tables, scores, landlord, kind, rows);
+  }
+  /// Hands that ended at the deal in this call (BENGBU4 天炸/天尊): (counts, scores) per table.
+  py::tuple deal_ends(const VectorEnv& e) {
+    const auto N = py::ssize_t(e.tables()), n = py::ssize_t(e.players());
+    py::array_t<int16_t> counts(N);
+    py::array_t<float> scores({N, n});
+    for (py::ssize_t i = 0; i < N; ++i)
+      counts.mutable_data()[i] = int16_t(e.deal_ends(size_t(i), scores.mutable_data() + i * n));
+    return py::make_tuple(counts, scores);
   }
 };
 
@@ -122,22 +188,37 @@ struct Outputs {
 void register_vector_env(py::module_& m) {
   py::class_<VectorEnvObj>(m, "_VectorEnv", "The vectorized play-phase environment core (use ddz.VectorEnv).")
       .def(py::init([](RulesArg rules, int decisions, IntArg num_envs, IntArg seed, IntArg threads, py::handle deals,
-                       py::handle landlords, py::handle bomb_limits, py::handle kitty) {
+                       py::handle landlords, py::handle bomb_limits, py::handle kitty, py::handle auction) {
              RulesPtr rp = rules_arg(rules);
              const size_t N = size_t(int_arg(num_envs, "num_envs", 1, kMaxTables));
              const uint64_t s = u64_arg(seed, "seed");
              const int th = int(int_arg(threads, "threads", 1, kMaxThreads));
              DealPool pool = pool_arg(*rp, deals, landlords, bomb_limits, kitty);
+             std::unique_ptr<HandOptions> opts;
+             if (!auction.is_none()) {
+               if (pool.size()) throw ArgumentError("deals= play the play phase alone: use auction=False with them");
+               if (decisions != kDecisionCount[rp->r.variant])
+                 throw ArgumentError("the variant's decisions do not match the core's");
+               opts = std::make_unique<HandOptions>(hand_options(auction));
+             }
              const ActionIndex& ix = rp->ix();
              auto o = std::make_unique<VectorEnvObj>();
              o->rules = rp;
              o->index = rp->index;
-             o->env = std::make_unique<VectorEnv>(rp->r, ix, decisions, N, s, th, std::move(pool));
+             o->env = std::make_unique<VectorEnv>(rp->r, ix, decisions, N, s, th, std::move(pool), opts.get());
              return o;
            }),
            py::arg("rules"), py::arg("decisions"), py::arg("num_envs"), py::arg("seed"), py::arg("threads"),
            py::arg("deals") = py::none(), py::arg("landlords") = py::none(), py::arg("bomb_limits") = py::none(),
-           py::arg("kitty") = py::none())
+           py::arg("kitty") = py::none(), py::arg("auction") = py::none())
+      .def_property_readonly("auction", [](const VectorEnvObj& o) { return o.env->auction(); })
+      .def_property_readonly("num_ids", [](const VectorEnvObj& o) { return o.env->num_ids(); })
+      .def("hand_seeds", [](const VectorEnvObj& o) {
+            py::array_t<uint64_t> g(py::ssize_t(o.env->tables()));
+            for (size_t i = 0; i < o.env->tables(); ++i)
+              g.mutable_data()[i] = hand_seed(o.env->seed(), o.env->game_of(i));
+            return g;
+          }, "the ddz.Game seed of the hand each table plays now (whole hands)")
       .def_property_readonly("num_envs", [](const VectorEnvObj& o) { return o.env->tables(); })
       .def_property_readonly("obs_width", [](const VectorEnvObj& o) { return o.env->layout().total; })
       .def("games", [](const VectorEnvObj& o) {
@@ -165,10 +246,11 @@ void register_vector_env(py::module_& m) {
             std::vector<int32_t> ids(e.tables());
             for (size_t i = 0; i < e.tables(); ++i) {
               const int64_t id = a.data()[i];
-              if (id < 0 || id > e.pass_id())
+              if (id < 0 || id >= e.num_ids())
                 throw IllegalActionError("table " + std::to_string(i) + ": action id " + std::to_string(id) +
-                                             " is out of range 0.." + std::to_string(e.pass_id()) + " (" +
-                                             std::to_string(e.pass_id()) + " is PASS)",
+                                             " is out of range 0.." + std::to_string(e.num_ids() - 1) + " (" +
+                                             std::to_string(e.pass_id()) + " is PASS" +
+                                             (e.auction() ? ", decisions follow it)" : ")"),
                                          Illegal::Malformed);
               ids[i] = int32_t(id);
             }
@@ -176,9 +258,12 @@ void register_vector_env(py::module_& m) {
             const int64_t bad = e.check(ids.data(), why);
             if (bad >= 0) {
               const int32_t id = ids[size_t(bad)];
-              const std::string what = id == e.pass_id() ? "PASS"
-                                                         : "'" + format_counts(enc_cards(o.rules->plays()[size_t(id)])) +
-                                                               "' " + kind_name(enc_kind(o.rules->plays()[size_t(id)]));
+              const int v = o.rules->r.variant;
+              const std::string what =
+                  id == e.pass_id() ? "PASS"
+                  : id > e.pass_id() ? std::string(kDecisionNames[v][id - e.pass_id() - 1])
+                                     : "'" + format_counts(enc_cards(o.rules->plays()[size_t(id)])) + "' " +
+                                           kind_name(enc_kind(o.rules->plays()[size_t(id)]));
               throw IllegalActionError("table " + std::to_string(bad) + ": action id " + std::to_string(id) + " (" +
                                            what + ") is not legal now (" + illegal_name(why) + "); no table moved",
                                        why);
@@ -190,4 +275,12 @@ void register_vector_env(py::module_& m) {
             }
             return res.finish(e);
           }, py::arg("actions"));
+  m.def("_hand_seed", [](IntArg seed, IntArg game) { return hand_seed(u64_arg(seed, "seed"), u64_arg(game, "game")); },
+        py::arg("seed"), py::arg("game"), "the ddz.Game seed of game `game` of a whole-hand VectorEnv seeded `seed`");
+  m.def("_hand_decisions", [](int variant) {
+        if (variant < 0 || variant > 2) throw ArgumentError("no variant " + std::to_string(variant));
+        py::list out;
+        for (int k = 0; k < kDecisionCount[variant]; ++k) out.append(kDecisionNames[variant][k]);
+        return out;
+      }, py::arg("variant"), "the core's decision tokens of a variant (0 classic, 1 two_player, 2 bengbu), in id order");
 }

@@ -1,5 +1,5 @@
-// The vectorized play-phase environment (vector_env.hpp; RULES.md §2.0.1 play, §2.0.6 spring,
-// §2.1.7 / §2.2.7 bomb doubling, §2.3.9-A missiles, §2.3.6 bomb limits).
+// The vectorized environment (vector_env.hpp; whole hands: hand.cpp; the play phase: RULES.md
+// §2.0.1 play, §2.0.6 spring, §2.1.7 / §2.2.7 bomb doubling, §2.3.9-A missiles, §2.3.6 bomb limits).
 #include "vector_env.hpp"
 
 #include <cstring>
@@ -11,9 +11,10 @@
 namespace ddz {
 
 VectorEnv::VectorEnv(const Rules& r, const ActionIndex& index, int decisions, size_t tables, uint64_t seed,
-                     int threads, DealPool pool)
+                     int threads, DealPool pool, const HandOptions* auction)
     : r_(r), index_(index), layout_(compact_layout(r, decisions)), seed_(seed), threads_(threads < 1 ? 1 : threads),
-      pool_(std::move(pool)), tables_(tables), legal_start_(tables), legal_count_(tables), chunk_of_(tables) {
+      pool_(std::move(pool)), auction_(auction != nullptr), opts_(auction ? *auction : HandOptions()), tables_(tables),
+      legal_start_(tables), legal_count_(tables), chunk_of_(tables) {
   const size_t chunks = size_t(threads_) < tables ? size_t(threads_) : (tables ? tables : 1);
   bounds_.resize(chunks + 1);
   for (size_t c = 0; c <= chunks; ++c) bounds_[c] = tables * c / chunks;
@@ -61,10 +62,41 @@ void VectorEnv::deal(size_t i) {
   tb.kitty = pool_.kitty[e];
 }
 
+void VectorEnv::deal_hand(size_t i) {
+  Table& tb = tables_[i];
+  hand_start(r_, opts_, tb.h, hand_seed(seed_, game_of(i)));
+  while (tb.h.over()) {  // BENGBU4 天炸/天尊: the hand ends at the deal, with no decision to learn from
+    ++tb.deal_ends;
+    for (int p = 0; p < r_.players(); ++p) tb.deal_scores[p] += float(tb.h.scores[p]);
+    ++tb.played;
+    hand_start(r_, opts_, tb.h, hand_seed(seed_, game_of(i)));
+  }
+}
+
 void VectorEnv::after(size_t i, const StepOut& out, size_t chunk) {
   std::vector<int32_t>& legal = legal_[chunk];
   MoveBuffer& buf = bufs_[chunk];
   const Table& tb = tables_[i];
+  if (auction_) {
+    const HandState& h = tb.h;
+    legal_start_[i] = int64_t(legal.size());
+    if (h.phase == HP_PLAY) {
+      buf.clear();
+      legal_actions(r_, h.t.s, buf);
+      for (size_t k = 0; k < buf.size; ++k) legal.push_back(index_.id_of(buf.data[k]));
+    } else {
+      uint8_t toks[6];
+      const int k = hand_decisions(r_, h, toks);
+      for (int j = 0; j < k; ++j) legal.push_back(pass_id() + 1 + toks[j]);
+    }
+    legal_count_[i] = int64_t(legal.size()) - legal_start_[i];
+    out.counts[i] = legal_count_[i];
+    const int to_act = h.to_act();
+    hand_encode(r_, opts_, layout_, h, to_act, out.obs + i * size_t(layout_.total));
+    out.seat[i] = int8_t(to_act);
+    out.role[i] = int8_t(h.landlord == kNone ? -1 : to_act == h.landlord ? 0 : 1);
+    return;
+  }
   const PlayState& s = tb.t.s;
   buf.clear();
   legal_actions(r_, s, buf);
@@ -115,7 +147,11 @@ void VectorEnv::reset(const uint64_t* seed, StepOut out) {
   parallel([&](size_t c, size_t a, size_t b) {
     legal_[c].clear();
     for (size_t i = a; i < b; ++i) {
-      deal(i);
+      Table& tb = tables_[i];
+      tb.deal_ends = 0;
+      std::memset(tb.deal_scores, 0, sizeof tb.deal_scores);
+      if (auction_) deal_hand(i);
+      else deal(i);
       std::memset(out.reward + i * n, 0, n * sizeof(float));
       out.done[i] = 0;
       after(i, out, c);
@@ -131,16 +167,43 @@ int64_t VectorEnv::check(const int32_t* ids, Illegal& why) const {
     for (int64_t k = 0; k < legal_count_[i] && !ok; ++k) ok = l[k] == id;
     if (ok) continue;
     why = Illegal::NotOffered;
+    if (auction_ && tables_[i].h.phase != HP_PLAY) {  // a play or PASS during the auction
+      if (id >= 0 && id <= pass_id()) why = Illegal::WrongPhase;
+      return int64_t(i);
+    }
+    if (id > pass_id()) {  // a decision during the play
+      why = Illegal::WrongPhase;
+      return int64_t(i);
+    }
     if (id >= 0 && id <= pass_id()) {
       const bool pass = id == pass_id();
       const Enc e = pass ? kPass : index_.plays()[size_t(id)];
       Interp it;
-      Illegal w = check_action(r_, tables_[i].t.s, pass ? 0 : enc_cards(e), pass, pass ? -1 : enc_kind(e), it);
+      Illegal w = check_action(r_, auction_ ? tables_[i].h.t.s : tables_[i].t.s, pass ? 0 : enc_cards(e), pass, pass ? -1 : enc_kind(e), it);
       if (w != Illegal::None) why = w;
     }
     return int64_t(i);
   }
   return -1;
+}
+
+void VectorEnv::step_hand(size_t i, int32_t id, float* reward, uint8_t& done) {
+  Table& tb = tables_[i];
+  const int pass = pass_id();
+  if (id > pass) {
+    hand_decide(r_, opts_, tb.h, id - pass - 1);
+  } else if (id == pass) {
+    hand_play(r_, opts_, tb.h, 0, true, Interp());
+  } else {
+    const Enc e = index_.plays()[size_t(id)];
+    hand_play(r_, opts_, tb.h, enc_cards(e), false, reading_of(r_, e));
+  }
+  if (!tb.h.over()) return;
+  for (int p = 0; p < r_.players(); ++p) reward[p] = tb.fin_scores[p] = float(tb.h.scores[p]);
+  done = 1;
+  tb.fin_h = tb.h;
+  ++tb.played;
+  deal_hand(i);
 }
 
 void VectorEnv::step(const int32_t* ids, StepOut out) {
@@ -153,6 +216,15 @@ void VectorEnv::step(const int32_t* ids, StepOut out) {
       float* rw = out.reward + i * n;
       std::memset(rw, 0, n * sizeof(float));
       out.done[i] = 0;
+      if (tb.deal_ends) {
+        tb.deal_ends = 0;
+        std::memset(tb.deal_scores, 0, sizeof tb.deal_scores);
+      }
+      if (auction_) {
+        step_hand(i, ids[i], rw, out.done[i]);
+        after(i, out, c);
+        continue;
+      }
       if (ids[i] == pass) {
         track_apply(r_, tb.t, 0, true, Interp());
       } else {
@@ -161,6 +233,9 @@ void VectorEnv::step(const int32_t* ids, StepOut out) {
       }
       if (tb.t.s.over()) {
         score(tb, rw);
+        std::memcpy(tb.fin_scores, rw, n * sizeof(float));
+        tb.fin_t = tb.t;
+        tb.fin_kitty = tb.kitty;
         out.done[i] = 1;
         ++tb.played;
         deal(i);
@@ -168,6 +243,33 @@ void VectorEnv::step(const int32_t* ids, StepOut out) {
       after(i, out, c);
     }
   });
+}
+
+void VectorEnv::final_info(size_t i, float* scores, int8_t& landlord, int8_t& kind, int8_t* rows) const {
+  const Table& tb = tables_[i];
+  const int n = r_.players();
+  std::memcpy(scores, tb.fin_scores, size_t(n) * sizeof(float));
+  if (auction_) {
+    landlord = int8_t(tb.fin_h.landlord == kNone ? -1 : tb.fin_h.landlord);
+    kind = int8_t(tb.fin_h.result);
+    for (int p = 0; p < n; ++p) hand_encode(r_, opts_, layout_, tb.fin_h, p, rows + size_t(p) * size_t(layout_.total));
+    return;
+  }
+  landlord = int8_t(tb.fin_t.s.landlord);
+  kind = int8_t(HR_NORMAL);
+  for (int p = 0; p < n; ++p) {
+    CompactView v;
+    v.seat = p;
+    v.kitty = tb.fin_kitty;
+    v.kitty_known = tb.fin_kitty != 0;
+    encode_compact(r_, layout_, tb.fin_t, v, rows + size_t(p) * size_t(layout_.total));
+  }
+}
+
+int VectorEnv::deal_ends(size_t i, float* scores) const {
+  const Table& tb = tables_[i];
+  std::memcpy(scores, tb.deal_scores, size_t(r_.players()) * sizeof(float));
+  return tb.deal_ends;
 }
 
 void VectorEnv::copy_legal(int32_t* dst) const {

@@ -1,14 +1,17 @@
-// Many tables in the play phase stepped together (the vectorized environment of
-// docs/encodings.md, "VectorEnv"): one action id per table, the compact observation of the seat
-// to act, the legal ids, zero-sum play-phase rewards; finished tables deal themselves a new
-// hand. Results depend only on the seed (or the deal pool) and each table's game counter, never
-// on the thread count. No bidding here: the landlord is random or given. No Python headers.
+// Many tables stepped together (the vectorized environment of docs/learning.md, "VectorEnv"):
+// one action id per table, the compact observation of the seat to act, the legal ids, rewards
+// when a hand ends; finished tables deal themselves a new hand. Two modes: whole hands (the
+// variant's auction, then the play, scored as the variant scores them: hand.hpp), or the play
+// phase alone (the landlord random or given, zero-sum play-phase rewards). Results depend only
+// on the seed (or the deal pool) and each table's game counter, never on the thread count.
+// No Python headers.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "actions.hpp"
 #include "encode.hpp"
+#include "hand.hpp"
 
 namespace ddz {
 
@@ -27,19 +30,23 @@ struct StepOut {
   float* reward;       // tables x seats
   uint8_t* done;       // tables
   int8_t* seat;        // tables
-  int8_t* role;        // tables: 0 landlord, 1 farmer
+  int8_t* role;        // tables: 0 landlord, 1 farmer, -1 before the landlord is known
   int64_t* counts;     // tables: legal ids per table
 };
 
 class VectorEnv {
  public:
   /// `index` must outlive the environment (the rules' action space). `pool` empty: random deals.
+  /// `auction` non-null: whole hands under these options (then `pool` must be empty).
   VectorEnv(const Rules& r, const ActionIndex& index, int decisions, size_t tables, uint64_t seed, int threads,
-            DealPool pool);
+            DealPool pool, const HandOptions* auction = nullptr);
   size_t tables() const { return tables_.size(); }
   int players() const { return r_.players(); }
   const CompactLayout& layout() const { return layout_; }
   int pass_id() const { return int(index_.size()); }
+  bool auction() const { return auction_; }
+  /// Ids a step may name: plays, PASS, and in whole-hand mode the decisions.
+  int num_ids() const { return pass_id() + 1 + (auction_ ? kDecisionCount[r_.variant] : 0); }
   bool started() const { return started_; }
 
   /// Starts a new hand on every table (seed != nullptr: re-seeds and restarts the game counters).
@@ -51,16 +58,35 @@ class VectorEnv {
   void step(const int32_t* ids, StepOut out);
   /// The legal ids of the last reset/step, table order, after the counts in StepOut.
   void copy_legal(int32_t* dst) const;
-  /// The game number a table plays now (random deals: ddz.deal(rules, seed, game)).
+  /// The game number a table plays now (random deals: ddz.deal(rules, seed, game); whole hands:
+  /// ddz.Game(rules, hand_seed(seed, game))).
   uint64_t game_of(size_t table) const;
+  uint64_t seed() const { return seed_; }
+  /// The hand that ended on the table in the last step (its `done`): the scores by seat, the
+  /// landlord (-1 for none), how it ended (HandResult) and each seat's last observation row
+  /// (seats x layout().total).
+  void final_info(size_t table, float* scores, int8_t& landlord, int8_t& kind, int8_t* rows) const;
+  /// Hands of the last call that ended at the deal (BENGBU4 天炸/天尊: no decision), and the sum
+  /// of their scores by seat.
+  int deal_ends(size_t table, float* scores) const;
 
  private:
   struct Table {
-    Tracked t;
+    Tracked t;            // play-phase mode
     Counts kitty = 0;
+    HandState h;          // whole-hand mode
     uint64_t played = 0;  // hands finished on this table
+    // the hand that ended in the last step (play mode: its play; whole hands: the hand)
+    Tracked fin_t;
+    Counts fin_kitty = 0;
+    HandState fin_h;
+    float fin_scores[4] = {0, 0, 0, 0};
+    uint16_t deal_ends = 0;  // hands of the last call that ended at the deal
+    float deal_scores[4] = {0, 0, 0, 0};
   };
   void deal(size_t i);
+  void deal_hand(size_t i);
+  void step_hand(size_t i, int32_t id, float* reward, uint8_t& done);
   void after(size_t i, const StepOut& out, size_t chunk);
   void score(const Table& tb, float* reward) const;
   template <class F>
@@ -72,6 +98,8 @@ class VectorEnv {
   uint64_t seed_;
   int threads_;
   DealPool pool_;
+  bool auction_ = false;
+  HandOptions opts_;
   std::vector<Table> tables_;
   std::vector<size_t> bounds_;                // chunk c = tables [bounds_[c], bounds_[c+1])
   std::vector<std::vector<int32_t>> legal_;   // per chunk: its tables' legal ids, table order

@@ -679,21 +679,30 @@ def _deal_arrays(d: Data, rules: ddz.Rules, games: int) -> Dict[str, Any]:
 
 def _check_step(st: Any, env: Any, n_envs: int, rules: ddz.Rules) -> None:
     seats = rules.players
+    whole = env.auction  # whole hands: decisions among the ids, a role of -1 before the landlord, the variant's scores
     if st.obs.shape != (n_envs, env.layout["auction"].stop if "auction" in env.layout else st.obs.shape[1]) \
             or st.obs.dtype != np.int8:
         raise Finding(f"obs has shape {st.obs.shape}")
     off = st.legal_offsets
     if off.shape != (n_envs + 1,) or off[0] != 0 or (np.diff(off) < 1).any() or off[-1] != len(st.legal_ids):
         raise Finding(f"legal_offsets {off} do not index legal_ids ({len(st.legal_ids)})")
-    if len(st.legal_ids) and (st.legal_ids.min() < 0 or st.legal_ids.max() > rules.pass_id):
+    if len(st.legal_ids) and (st.legal_ids.min() < 0 or st.legal_ids.max() >= env.num_actions):
         raise Finding("a legal id out of range")
-    if st.reward.shape != (n_envs, seats) or not np.isfinite(st.reward).all() or \
-            (np.abs(st.reward.sum(axis=1)) > 1e-3).any():
-        raise Finding(f"rewards out of range or not zero-sum: {st.reward}")
+    if st.reward.shape != (n_envs, seats) or not np.isfinite(st.reward).all():
+        raise Finding(f"rewards out of range: {st.reward}")
+    if not whole and (np.abs(st.reward.sum(axis=1)) > 1e-3).any():
+        raise Finding(f"play-phase rewards not zero-sum: {st.reward}")
     if (st.reward[~st.done] != 0).any():
         raise Finding("a reward on a table that did not finish")
-    if st.seat.min() < 0 or st.seat.max() >= seats or not set(np.unique(st.role)) <= {0, 1}:
+    if st.seat.min() < 0 or st.seat.max() >= seats or not set(np.unique(st.role)) <= ({-1, 0, 1} if whole else {0, 1}):
         raise Finding(f"seat {st.seat} / role {st.role} out of range")
+    t = st.terminal
+    if sorted(t.tables.tolist()) != np.flatnonzero(st.done).tolist() or t.obs.shape[1:] != (seats, st.obs.shape[1]):
+        raise Finding("the terminal information does not list the finished tables")
+    if len(t.tables) and not np.array_equal(t.scores, st.reward[t.tables]):
+        raise Finding("the terminal scores differ from the rewards")
+    if (st.deal_ends < 0).any() or (not whole and st.deal_ends.any()) or (st.deal_scores[st.deal_ends == 0] != 0).any():
+        raise Finding("hands ended at the deal where none can")
     if st.mask is not None:
         counts = st.mask.sum(axis=1)
         if (counts != np.diff(off)).any():
@@ -709,6 +718,8 @@ def t_vector_env(data: bytes) -> None:
         kw.update(_deal_arrays(d, rules, d.int(1, 3)))
     threads: Any = d.choice([1, 1, 1, 2]) if not rare(d, 12) else d.choice([0, -1, 10**6, 1.5, None])
     seed: Any = d.u64() if not rare(d, 12) else d.choice([-1, 2**64, "1", None])
+    # whole hands (the default) or the play phase alone; deals need auction=False
+    kw["auction"] = (not kw and d.choice([True, False])) if not rare(d, 12) else d.choice([1, None, "yes", True])
     env = guarded(lambda: ddz.VectorEnv(rules, n_envs, seed, threads=threads, **kw))
     if env is None:
         return
@@ -721,7 +732,8 @@ def t_vector_env(data: bytes) -> None:
         if rare(d, 6):
             before = env.games().copy()
             bad: Any = d.choice([
-                np.array([d.int(-2, rules.pass_id + 2) for _ in range(n)]), legal[:-1] or [0, 0],
+                np.array([d.int(-2, env.num_actions + 1) for _ in range(n)]), legal[:-1] or [0, 0],
+                [float(x) for x in legal], [True] * n,
                 np.array(legal, dtype=np.float64) + 0.5, d.hostile(), array(d, [int(x) for x in legal] + [0]),
                 np.array([rules.pass_id + 1] * n)])
             res = guarded(lambda: env.step(bad))
@@ -731,7 +743,8 @@ def t_vector_env(data: bytes) -> None:
                 continue  # the tables did not move: the last legal lists still hold
             st = res
         else:
-            st = env.step(np.array(legal, dtype=d.choice([np.int64, np.int32, np.uint16])), mask=rare(d, 4))
+            acts: Any = np.array(legal, dtype=d.choice([np.int64, np.int32, np.uint16]))
+            st = env.step(acts if not rare(d, 3) else [int(x) for x in acts], mask=rare(d, 4))
         _check_step(st, env, n, rules)
     if rare(d, 4):
         st = guarded(lambda: env.reset(d.choice([d.u64(), None, -1, 2**64, "x"])))

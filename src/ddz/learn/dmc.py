@@ -269,7 +269,7 @@ class Actor:
         """New hands on every table (partial hands are dropped), the env and exploration seeded."""
         n = self.n
         if self.env is None:
-            self.env = VectorEnv(self.rules, n, seed=seed % 2**63)
+            self.env = VectorEnv(self.rules, n, seed=seed % 2**63, auction=False)
         self.st = self.env.reset(seed % 2**63)
         self.rng = np.random.default_rng(seed)
         self.cap = 64

@@ -153,8 +153,8 @@ def _code_factors(variant: str, factors: Mapping[str, Any]) -> List[int]:
             codes.append(0)
         elif how == "log2":
             codes.append(int(v).bit_length() - 1)
-        elif how == "flag":
-            codes.append(int(bool(v) and v != 1))
+        elif how == "flag":  # True (BENGBU4 open play) or a factor other than 1 (TWOP ×5)
+            codes.append(int(v is True or (v is not False and v != 1)))
         else:
             codes.append(int(v))
     return codes

@@ -1,0 +1,493 @@
+// The whole hand (hand.hpp): RULES.md §6 (CLASSIC3 call / rob / show, kitty factor, §6.5
+// score), §7 (TWOP 明牌开始, call, 翻身 / 压迫, score), §8 (BENGBU4 天炸 / 天尊 at the deal,
+// bids 1/2/3 and 抢牌, 明打 / 暗打, bomb limits from the bid log, §2.3.9-A missiles). Every
+// step mirrors ddz.hand.auction_* and ddz.hand.scoring, which stay the Python reference.
+#include "hand.hpp"
+
+#include <cstring>
+
+#include "physical.hpp"
+
+namespace ddz {
+
+const char* const kHandPhaseNames[kHandPhases] = {"CALL",    "ROB",     "FINAL_ROB",   "SHOW", "PRE_DEAL", "BID",
+                                                  "FANSHEN", "YAPO",    "OPEN_CHOICE", "PLAY", "OVER"};
+const char* const kHandResultNames[4] = {"", "normal", "special", "void"};
+
+namespace {
+const char* const kClassicNames[] = {"CALL", "NO_CALL", "ROB", "NO_ROB", "SHOW", "NO_SHOW"};
+const char* const kTwopNames[] = {"SHOW_START", "NORMAL_START", "CALL", "NO_CALL",
+                                  "FANSHEN",    "NO_FANSHEN",   "YAPO", "NO_YAPO"};
+const char* const kBengbuNames[] = {"NO_CALL", "BID1", "BID2", "BID3", "GRAB", "OPEN", "CLOSED"};
+}  // namespace
+
+const char* const* const kDecisionNames[3] = {kClassicNames, kTwopNames, kBengbuNames};
+const int kDecisionCount[3] = {kClassicTokens, kTwopTokens, kBengbuTokens};
+
+// The phase graphs (ddz.hand.auction_*.TRANSITIONS, in their order).
+#define NO {kNone, kNone, kNone, kNone, kNone, kNone}
+const uint8_t kPhaseTokens[3][kHandPhases][6] = {
+    {/*CALL*/ {C_CALL, C_NO_CALL, kNone}, /*ROB*/ {C_ROB, C_NO_ROB, kNone}, /*FINAL_ROB*/ {C_ROB, C_NO_ROB, kNone},
+     /*SHOW*/ {C_SHOW, C_NO_SHOW, kNone}, NO, NO, NO, NO, NO, NO, NO},
+    {NO, NO, NO, NO, /*PRE_DEAL*/ {T_SHOW_START, T_NORMAL_START, kNone}, /*BID*/ {T_CALL, T_NO_CALL, kNone},
+     /*FANSHEN*/ {T_FANSHEN, T_NO_FANSHEN, kNone}, /*YAPO*/ {T_YAPO, T_NO_YAPO, kNone}, NO, NO, NO},
+    {NO, NO, NO, NO, NO, /*BID*/ {B_NO_CALL, B_BID1, B_BID2, B_BID3, B_GRAB, kNone}, NO, NO,
+     /*OPEN_CHOICE*/ {B_OPEN, B_CLOSED, kNone}, NO, NO},
+};
+#undef NO
+
+uint64_t hand_seed(uint64_t seed, uint64_t game) {
+  Rng g = game_rng(seed ^ 0xA5A5F00DC0FFEE11ULL, game);
+  return g.next();
+}
+
+namespace {
+
+int log2_floor(int64_t v) {
+  int k = -1;
+  while (v > 0) v >>= 1, ++k;
+  return k;
+}
+
+/// CLASSIC3's kitty factor (ddz.hand.scoring.kitty_factor, RULES.md §6 A15).
+int kitty_factor(Counts w, bool combine_max) {
+  const int jokers = count_of(w, kB) + count_of(w, kR);
+  const int joker_part = jokers == 2 ? 4 : jokers == 1 ? 2 : 1;
+  bool trio = false;
+  for (int r = 0; r < 13; ++r) trio = trio || count_of(w, r) == 3;
+  const int rank_part = (trio || count_of(w, 12) == 2) ? 2 : 1;
+  return combine_max ? (joker_part > rank_part ? joker_part : rank_part) : joker_part * rank_part;
+}
+
+/// The bomb-class plays that double (none in BENGBU4; TWOP's rocket by its option).
+int doubling(const Rules& r, const HandOptions& o, const HandState& h) {
+  if (r.variant == 2 || !h.in_play) return 0;
+  const PlayState& s = h.t.s;
+  return s.kind_plays[BOMB] + ((r.variant == 0 || o.rocket_doubles) ? s.kind_plays[ROCKET] : 0);
+}
+
+bool springs(const Rules& r, const HandState& h) { return h.t.s.spring(r) || h.t.s.anti_spring(r); }
+
+void record(HandState& h, int seat, int token) {
+  const int k = h.ndec % kAuctionSteps;
+  h.dec_seat[k] = uint8_t(seat);
+  h.dec_tok[k] = uint8_t(token);
+  ++h.ndec;
+}
+
+void finish(HandState& h, uint8_t result) {
+  h.result = result;
+  h.phase = HP_OVER;
+}
+
+void take_kitty(HandState& h) {
+  h.hands[h.landlord] += h.kitty;
+  h.kitty_revealed = true;
+}
+
+void start_play_phase(const Rules& r, HandState& h, const uint8_t* limits) {
+  h.t = Tracked();
+  h.t.s = start_play(r.players(), h.hands, h.landlord, limits);
+  h.phase = HP_PLAY;
+  h.in_play = true;
+}
+
+void start_deal(const Rules& r, const HandOptions& o, HandState& h);
+
+void redeal(const Rules& r, const HandOptions& o, HandState& h) {
+  ++h.redeals;
+  if (o.max_redeals && h.redeals >= o.max_redeals) {  // §7 max_redeals: the hand is void
+    std::memset(h.scores, 0, sizeof h.scores);
+    finish(h, HR_VOID);
+    return;
+  }
+  start_deal(r, o, h);
+}
+
+// ---- CLASSIC3 ----
+void classic_reveal_kitty(const HandOptions& o, HandState& h) {
+  h.kitty_f = uint8_t(kitty_factor(h.kitty, o.kitty_max));
+  take_kitty(h);
+}
+
+void classic_landlord_known(const HandOptions& o, HandState& h, int seat) {
+  h.landlord = uint8_t(seat);
+  if (o.show_after_kitty) classic_reveal_kitty(o, h);
+  h.phase = HP_SHOW;
+  h.seat = uint8_t(seat);
+}
+
+void classic_next_rob(const HandOptions& o, HandState& h) {
+  if (h.rq_pos < h.rq_len) {
+    h.phase = HP_ROB;
+    h.seat = h.rob_queue[h.rq_pos++];
+  } else if (!h.nrobbers) {
+    classic_landlord_known(o, h, h.caller);
+  } else {
+    h.phase = HP_FINAL_ROB;
+    h.seat = h.caller;
+  }
+}
+
+void classic_decide(const Rules& r, const HandOptions& o, HandState& h, int seat, int token) {
+  switch (h.phase) {
+    case HP_CALL:
+      if (token == C_CALL) {
+        h.caller = uint8_t(seat);
+        h.rq_len = h.rq_pos = 0;
+        if (o.passers_may_rob) {
+          h.rob_queue[h.rq_len++] = uint8_t((seat + 1) % 3);
+          h.rob_queue[h.rq_len++] = uint8_t((seat + 2) % 3);
+        } else {  // the seats between the caller and P0 going round (A12)
+          for (int s = (seat + 1) % 3; s != h.first_bidder; s = (s + 1) % 3) h.rob_queue[h.rq_len++] = uint8_t(s);
+        }
+        classic_next_rob(o, h);
+      } else if (++h.no_calls == 3) {
+        redeal(r, o, h);
+      } else {
+        h.seat = uint8_t((seat + 1) % 3);
+      }
+      return;
+    case HP_ROB:
+      if (token == C_ROB) {
+        ++h.robs;
+        if (!h.nrobbers++) h.first_robber = uint8_t(seat);
+        h.last_robber = uint8_t(seat);
+      }
+      classic_next_rob(o, h);
+      return;
+    case HP_FINAL_ROB:
+      if (token == C_ROB) {
+        ++h.robs;
+        classic_landlord_known(o, h, h.caller);
+      } else {
+        classic_landlord_known(o, h, o.rob_winner_last ? h.last_robber : h.first_robber);
+      }
+      return;
+    case HP_SHOW:
+      h.showed = token == C_SHOW;
+      if (h.showed) h.shown |= uint8_t(1u << h.landlord);
+      if (!o.show_after_kitty) classic_reveal_kitty(o, h);
+      start_play_phase(r, h, nullptr);
+      return;
+    default:
+      return;
+  }
+}
+
+void classic_score(const Rules& r, const HandOptions& o, HandState& h) {
+  const int64_t rob = (int64_t(1) << h.robs) < o.rob_cap ? (int64_t(1) << h.robs) : o.rob_cap;
+  const int64_t d = rob * (h.showed ? 2 : 1) * h.kitty_f * (int64_t(1) << doubling(r, o, h)) * (springs(r, h) ? 2 : 1);
+  const int64_t x = d;  // base 1, initial multiplier 1: a table of the environment has no room stakes
+  const bool won = h.t.s.landlord_won();
+  for (int s = 0; s < 3; ++s)
+    h.scores[s] = s == h.landlord ? (won ? 2 * x : -o.loss_factor * x) : (won ? -x : (o.loss_factor == 2 ? x : x / 2));
+}
+
+// ---- TWOP ----
+void twop_landlord_known(const Rules& r, const HandOptions& o, HandState& h, int seat) {
+  h.landlord = uint8_t(seat);
+  take_kitty(h);
+  start_play_phase(r, h, nullptr);
+  if (o.fanshen_before_lead) {
+    h.phase = HP_FANSHEN;
+    h.seat = uint8_t(1 - seat);
+  }
+}
+
+void twop_decide(const Rules& r, const HandOptions& o, HandState& h, int seat, int token) {
+  switch (h.phase) {
+    case HP_PRE_DEAL:
+      if (token == T_SHOW_START) h.showers[h.nshowers++] = uint8_t(seat);
+      if (++h.pre_done < 2) {
+        h.seat = h.pre_order[1];
+      } else {  // the cards are dealt now (§2.2.4); a show-start hand is face up from the deal
+        h.dealt = true;
+        for (int i = 0; i < h.nshowers; ++i) h.shown |= uint8_t(1u << h.showers[i]);
+        const int p0 = h.nshowers ? h.showers[0] : h.first_bidder;
+        h.bid_order[0] = uint8_t(p0);
+        h.bid_order[1] = uint8_t(1 - p0);
+        h.phase = HP_BID;
+        h.seat = uint8_t(p0);
+      }
+      return;
+    case HP_BID:
+      if (token == T_CALL) twop_landlord_known(r, o, h, seat);
+      else if (seat == h.bid_order[0]) h.seat = h.bid_order[1];
+      else if (h.nshowers) twop_landlord_known(r, o, h, h.showers[0]);  // a shower passed by is the landlord
+      else redeal(r, o, h);
+      return;
+    case HP_FANSHEN:
+      h.fanshen = token == T_FANSHEN ? 1 : 0;
+      if (h.fanshen) {
+        h.phase = HP_YAPO;
+        h.seat = h.landlord;
+      } else {
+        h.phase = HP_PLAY;
+      }
+      return;
+    case HP_YAPO:
+      h.yapo = token == T_YAPO;
+      h.phase = HP_PLAY;
+      return;
+    default:
+      return;
+  }
+}
+
+int64_t twop_show_factor(const HandOptions& o, const HandState& h) {
+  if (!h.nshowers) return 1;
+  return o.show_stacks ? (h.nshowers == 2 ? 25 : 5) : 5;
+}
+
+int twop_fanshen_factor(const HandState& h) { return h.fanshen == 1 && h.yapo ? 4 : h.fanshen == 1 ? 2 : 1; }
+
+void twop_score(const Rules& r, const HandOptions& o, HandState& h) {
+  const int64_t m = twop_show_factor(o, h) * twop_fanshen_factor(h) * (int64_t(1) << doubling(r, o, h)) *
+                    (springs(r, h) ? 2 : 1);
+  const int64_t x = o.twop_imult * m;
+  const int64_t role = o.zero_sum ? 1 : 2;
+  const bool won = h.t.s.landlord_won();
+  h.scores[h.landlord] = won ? role * x : -role * x;
+  h.scores[1 - h.landlord] = won ? -x : x;
+}
+
+// ---- BENGBU4 ----
+/// §2.3.2: 天炸 (all 8 of a rank) and 天尊 (BBRR) in the dealt hands: the hand ends at the deal.
+bool bengbu_special(const HandOptions& o, HandState& h) {
+  int tz[4] = {0, 0, 0, 0};
+  bool tzun[4] = {false, false, false, false}, any = false;
+  for (int s = 0; s < 4; ++s) {
+    for (int r = 0; r < 13; ++r) tz[s] += count_of(h.hands[s], r) == 8;
+    tzun[s] = count_of(h.hands[s], kB) == 2 && count_of(h.hands[s], kR) == 2;
+    any = any || tz[s] || tzun[s];
+  }
+  if (!any) return false;
+  std::memset(h.scores, 0, sizeof h.scores);
+  for (int holder = 0; holder < 4; ++holder) {
+    if (!tz[holder] && !tzun[holder]) continue;
+    const int64_t amount = 30 * (o.special_per_instance ? tz[holder] : (tz[holder] ? 1 : 0)) + (tzun[holder] ? 6 : 0);
+    for (int s = 0; s < 4; ++s) {
+      if (tz[s] || tzun[s]) continue;
+      h.scores[s] -= amount;
+      h.scores[holder] += amount;
+    }
+  }
+  finish(h, HR_SPECIAL);
+  return true;
+}
+
+void bengbu_landlord_known(const Rules& r, HandState& h, int seat, int base) {
+  h.landlord = uint8_t(seat);
+  h.base = uint8_t(base);
+  for (int s = 0; s < 4; ++s) h.limits[s] = kUnlimited;  // §2.3.6, from the bid log
+  for (int i = 0; i < h.nbids; ++i) {
+    const int s = h.bid_seat[i], tk = h.bid_tok[i], hh = h.bid_high[i];
+    if (s == seat || tk == B_BID3 || tk == B_GRAB) continue;
+    if (tk == B_BID1 || tk == B_BID2) h.limits[s] = 2;
+    else if (tk == B_NO_CALL) h.limits[s] = hh == 3 ? kUnlimited : (hh == 1 || hh == 2) ? 2 : 1;
+  }
+  take_kitty(h);
+  if (h.grab) {  // a grab is always open play (抢牌直接为明牌打)
+    h.shown |= uint8_t(1u << seat);
+    start_play_phase(r, h, h.limits);
+  } else {
+    h.phase = HP_OPEN_CHOICE;
+    h.seat = uint8_t(seat);
+  }
+}
+
+void bengbu_decide(const Rules& r, const HandOptions& o, HandState& h, int seat, int token) {
+  if (h.phase == HP_OPEN_CHOICE) {
+    h.open = token == B_OPEN;
+    if (h.open) h.shown |= uint8_t(1u << h.landlord);
+    start_play_phase(r, h, h.limits);
+    return;
+  }
+  const int i = h.nbids++;
+  h.bid_seat[i] = uint8_t(seat);
+  h.bid_tok[i] = uint8_t(token);
+  h.bid_high[i] = h.high;
+  if (token == B_GRAB) {
+    h.grab = h.open = true;
+    bengbu_landlord_known(r, h, seat, 3);
+    return;
+  }
+  if (token != B_NO_CALL) {
+    h.high = uint8_t(token);  // B_BID1..3 are 1..3
+    h.holder = uint8_t(seat);
+  }
+  if (h.nbids == 4) {
+    if (!h.high) redeal(r, o, h);
+    else bengbu_landlord_known(r, h, h.holder, h.high);
+  } else {
+    h.seat = uint8_t((seat + 1) % 4);
+  }
+}
+
+void bengbu_score(const HandOptions& o, HandState& h) {
+  const PlayState& s = h.t.s;
+  const int64_t kw = h.open ? 3 : 1, kl = h.open ? 2 : 1, base = h.base;
+  const bool won = s.landlord_won();
+  const int L = h.landlord;
+  auto m = [&](int p) { return int64_t(o.missiles_once ? (s.missiles[p] ? 1 : 0) : s.missiles[p]); };
+  std::memset(h.scores, 0, sizeof h.scores);
+  for (int p = 0; p < 4; ++p) {
+    if (p == L) continue;
+    int64_t t = (won ? kw * base : -kl * base) + base * (m(L) - m(p));
+    t = won ? (t > 0 ? t : 0) : (t < 0 ? t : 0);
+    h.scores[L] += t;
+    h.scores[p] = -t;
+  }
+}
+
+void start_deal(const Rules& r, const HandOptions& o, HandState& h) {
+  PhysicalDeal d;
+  deal_physical(r, h.seed, h.redeals, d);  // deal k of the seed: k = re-deals so far
+  const PhysicalHands ph = physical_hands(r, d);
+  for (int p = 0; p < 4; ++p) h.hands[p] = p < r.players() ? counts_of_ids(ph.held[p]) : 0;
+  h.kitty = counts_of_ids(ph.kitty);
+  h.t = Tracked();
+  h.in_play = false;
+  h.kitty_revealed = false;
+  h.shown = 0;
+  h.landlord = kNone;
+  h.ndec = 0;
+  h.first_bidder = uint8_t(d.first_seat);
+  h.dealt = true;
+  switch (r.variant) {
+    case 0:
+      h.robs = h.nrobbers = h.no_calls = h.rq_len = h.rq_pos = 0;
+      h.first_robber = h.last_robber = h.caller = kNone;
+      h.showed = false;
+      h.kitty_f = 1;
+      h.phase = HP_CALL;
+      h.seat = h.first_bidder;
+      return;
+    case 1:
+      h.nshowers = h.pre_done = 0;
+      h.pre_order[0] = uint8_t(d.coin);
+      h.pre_order[1] = uint8_t(1 - d.coin);
+      h.fanshen = -1;
+      h.yapo = false;
+      h.dealt = false;
+      h.phase = HP_PRE_DEAL;
+      h.seat = h.pre_order[0];
+      return;
+    default:
+      h.nbids = h.high = h.base = 0;
+      h.holder = kNone;
+      h.grab = h.open = false;
+      for (uint8_t& l : h.limits) l = kUnlimited;
+      h.phase = HP_BID;
+      h.seat = h.first_bidder;
+      bengbu_special(o, h);
+      return;
+  }
+}
+
+}  // namespace
+
+void hand_start(const Rules& r, const HandOptions& o, HandState& h, uint64_t seed) {
+  h = HandState();
+  h.seed = seed;
+  start_deal(r, o, h);
+}
+
+int hand_decisions(const Rules& r, const HandState& h, uint8_t* out) {
+  if (h.phase >= HP_PLAY) return 0;
+  int k = 0;
+  for (const uint8_t* t = kPhaseTokens[r.variant][h.phase]; k < 6 && *t != kNone; ++t) {
+    // BENGBU4: a bid must be higher than the highest so far (B_BID1..3 are 1..3)
+    if (r.variant == 2 && *t >= B_BID1 && *t <= B_BID3 && *t <= h.high) continue;
+    out[k++] = *t;
+  }
+  return k;
+}
+
+void hand_decide(const Rules& r, const HandOptions& o, HandState& h, int token) {
+  const int seat = h.seat;
+  record(h, seat, token);
+  switch (r.variant) {
+    case 0: classic_decide(r, o, h, seat, token); return;
+    case 1: twop_decide(r, o, h, seat, token); return;
+    default: bengbu_decide(r, o, h, seat, token); return;
+  }
+}
+
+void hand_play(const Rules& r, const HandOptions& o, HandState& h, Counts cards, bool pass, const Interp& reading) {
+  const int seat = h.t.s.seat;
+  track_apply(r, h.t, cards, pass, reading);
+  const PlayState& s = h.t.s;
+  if (s.over()) {
+    if (r.variant == 0) classic_score(r, o, h);
+    else if (r.variant == 1) twop_score(r, o, h);
+    else bengbu_score(o, h);
+    finish(h, HR_NORMAL);
+  } else if (r.variant == 1 && h.fanshen < 0 && !o.fanshen_before_lead && seat == h.landlord &&
+             s.seat != h.landlord) {  // farmer_first_turn: the farmer decides before his first play action (A24)
+    h.phase = HP_FANSHEN;
+    h.seat = uint8_t(1 - h.landlord);
+  }
+}
+
+void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h, int8_t* out) {
+  std::memset(out, 0, kFactorSlots);
+  const int dbl = h.in_play ? doubling(r, o, h) : 0;
+  const bool spr = h.in_play && springs(r, h);
+  switch (r.variant) {
+    case 0: {  // rob, show, kitty, bomb, spring
+      const int64_t rob = (int64_t(1) << h.robs) < o.rob_cap ? (int64_t(1) << h.robs) : o.rob_cap;
+      out[0] = int8_t(log2_floor(rob));
+      out[1] = h.showed ? 1 : 0;
+      out[2] = int8_t(log2_floor(h.kitty_f));
+      out[3] = int8_t(dbl);
+      out[4] = spr ? 1 : 0;
+      return;
+    }
+    case 1:  // show_start (flag), fanshen, bomb, spring
+      out[0] = h.nshowers ? 1 : 0;
+      out[1] = int8_t(log2_floor(twop_fanshen_factor(h)));
+      out[2] = int8_t(dbl);
+      out[3] = spr ? 1 : 0;
+      return;
+    default:  // base (the bid that made the landlord, else the highest so far), open (flag)
+      out[0] = int8_t(h.landlord != kNone ? h.base : h.high);
+      out[1] = h.open ? 1 : 0;
+      return;
+  }
+}
+
+void hand_encode(const Rules& r, const HandOptions& o, const CompactLayout& L, const HandState& h, int seat,
+                 int8_t* out) {
+  const int n = r.players();
+  CompactView v;
+  v.seat = seat;
+  v.shown = uint8_t(h.shown & ~(1u << seat));
+  v.kitty = h.kitty_revealed ? h.kitty : 0;
+  v.kitty_known = h.kitty_revealed;
+  if (h.in_play) {
+    encode_compact(r, L, h.t, v, out);
+  } else {
+    static const Counts kNoHands[4] = {0, 0, 0, 0};
+    encode_compact_deal(r, L, h.dealt ? h.hands : kNoHands, -1, -1, v, out);
+  }
+  auto rel = [&](int s) { return (s - seat + n) % n; };
+  std::memset(out + L.offset[CB_TO_ACT], 0, size_t(L.width[CB_TO_ACT]));
+  const int to_act = h.to_act();
+  if (to_act >= 0) out[L.offset[CB_TO_ACT] + rel(to_act)] = 1;
+  if (h.landlord != kNone) {
+    std::memset(out + L.offset[CB_LANDLORD], 0, size_t(L.width[CB_LANDLORD]));
+    out[L.offset[CB_LANDLORD] + rel(h.landlord)] = 1;
+  }
+  hand_factor_codes(r, o, h, out + L.offset[CB_FACTORS]);
+  const int width = kDecisionCount[r.variant] + n;
+  const int first = h.ndec > kAuctionSteps ? h.ndec - kAuctionSteps : 0;
+  for (int a = first, row = 0; a < h.ndec; ++a, ++row) {
+    const int k = a % kAuctionSteps;
+    out[L.offset[CB_AUCTION] + width * row + h.dec_tok[k]] = 1;
+    out[L.offset[CB_AUCTION] + width * row + kDecisionCount[r.variant] + rel(h.dec_seat[k])] = 1;
+  }
+}
+
+}  // namespace ddz

@@ -1,0 +1,126 @@
+// The whole hand as a value: the deal, the variant's auction, the play and the score
+// (RULES.md §6 CLASSIC3, §7 TWOP, §8 BENGBU4), for the vectorized environment. Each variant's
+// auction is a phase graph given as a table (kPhaseTokens: the tokens each phase offers, in
+// the order of ddz.hand.auction_*'s TRANSITIONS) and interpreted by one function per token
+// (hand.cpp). ddz.Game plays the same hands in Python; tests/test_vector_env_auction.py plays
+// every hand both ways and compares each decision, observation row and score. No Python headers.
+#pragma once
+#include <cstdint>
+
+#include "deal.hpp"
+#include "encode.hpp"
+
+namespace ddz {
+
+/// The rule options of the auction and the score (the Python Rules.options they come from are
+/// named in the bindings), read once per environment.
+struct HandOptions {
+  int max_redeals = 0;               // 0: no limit; else the hand is void after that many re-deals
+  // CLASSIC3 (§6)
+  bool passers_may_rob = false;      // classic_passers_may_rob
+  bool rob_winner_last = false;      // classic_rob_winner == "last"
+  bool show_after_kitty = false;     // classic_show_timing == "after_kitty"
+  bool kitty_max = false;            // classic_kitty_combine == "max"
+  int64_t rob_cap = 8;               // classic_rob_cap
+  int64_t loss_factor = 2;           // classic_landlord_loss_factor
+  // TWOP (§7)
+  bool fanshen_before_lead = false;  // twop_fanshen_point == "before_lead"
+  bool show_stacks = false;          // twop_show_start_stacks
+  bool rocket_doubles = true;        // twop_rocket_doubles
+  bool zero_sum = false;             // twop_zero_sum
+  int64_t twop_imult = 1;            // twop_initial_multiplier
+  // BENGBU4 (§8)
+  bool missiles_once = false;        // bengbu_missiles_once_per_player
+  bool special_per_instance = false; // bengbu_special_per_instance
+};
+
+/// The phases of every variant (the names of ddz.Game.phase: kHandPhaseNames).
+enum HandPhase : uint8_t {
+  HP_CALL, HP_ROB, HP_FINAL_ROB, HP_SHOW,  // CLASSIC3
+  HP_PRE_DEAL, HP_BID, HP_FANSHEN, HP_YAPO, // TWOP (HP_BID also BENGBU4's)
+  HP_OPEN_CHOICE,                           // BENGBU4
+  HP_PLAY, HP_OVER, kHandPhases
+};
+extern const char* const kHandPhaseNames[kHandPhases];
+
+/// Decision tokens, numbered as ddz.variants.VARIANT[v].decisions (action id pass_id + 1 + k).
+enum ClassicToken : uint8_t { C_CALL, C_NO_CALL, C_ROB, C_NO_ROB, C_SHOW, C_NO_SHOW, kClassicTokens };
+enum TwopToken : uint8_t {
+  T_SHOW_START, T_NORMAL_START, T_CALL, T_NO_CALL, T_FANSHEN, T_NO_FANSHEN, T_YAPO, T_NO_YAPO, kTwopTokens
+};
+enum BengbuToken : uint8_t { B_NO_CALL, B_BID1, B_BID2, B_BID3, B_GRAB, B_OPEN, B_CLOSED, kBengbuTokens };
+/// Each variant's token names in that order (checked against ddz.variants by the bindings).
+extern const char* const* const kDecisionNames[3];
+extern const int kDecisionCount[3];
+
+/// The phase graph as data: the tokens a phase offers, in table order (BENGBU4's bids are
+/// then filtered by the highest bid so far). kNone ends a list.
+constexpr uint8_t kNone = 255;
+extern const uint8_t kPhaseTokens[3][kHandPhases][6];
+
+/// How a hand ended.
+enum HandResult : uint8_t { HR_NONE, HR_NORMAL, HR_SPECIAL, HR_VOID };
+extern const char* const kHandResultNames[4];
+
+struct HandState {
+  Tracked t;                       // the play, from the play phase on
+  Counts hands[4] = {0, 0, 0, 0};  // as dealt; the landlord's with the kitty once taken
+  Counts kitty = 0;
+  uint64_t seed = 0;               // the ddz.Game seed this hand replays
+  uint16_t redeals = 0;
+  uint8_t phase = HP_OVER;
+  uint8_t seat = 0;                // to act in the auction phases
+  uint8_t landlord = kNone;
+  uint8_t shown = 0;               // bit s: seat s's hand is face up
+  bool dealt = true;               // false in TWOP's PRE_DEAL (the cards come after it)
+  bool kitty_revealed = false;
+  bool in_play = false;            // the play phase has started (t holds it)
+  // this deal's decisions (the AUCTION block shows the last kAuctionSteps)
+  uint16_t ndec = 0;
+  uint8_t dec_seat[kAuctionSteps] = {}, dec_tok[kAuctionSteps] = {};
+  // CLASSIC3
+  uint8_t robs = 0, nrobbers = 0, first_robber = kNone, last_robber = kNone, caller = kNone, no_calls = 0;
+  uint8_t rob_queue[2] = {0, 0}, rq_len = 0, rq_pos = 0, kitty_f = 1, first_bidder = 0;
+  bool showed = false;
+  // TWOP
+  uint8_t nshowers = 0, showers[2] = {0, 0}, pre_order[2] = {0, 1}, pre_done = 0, bid_order[2] = {0, 1};
+  int8_t fanshen = -1;             // -1 not decided yet
+  bool yapo = false;
+  // BENGBU4
+  uint8_t nbids = 0, bid_seat[4] = {}, bid_tok[4] = {}, bid_high[4] = {}, high = 0, holder = kNone, base = 0;
+  bool grab = false, open = false;
+  uint8_t limits[4] = {kUnlimited, kUnlimited, kUnlimited, kUnlimited};
+  // the result
+  uint8_t result = HR_NONE;
+  int64_t scores[4] = {0, 0, 0, 0};
+
+  bool over() const { return phase == HP_OVER; }
+  /// The seat to act (-1 once the hand is over).
+  int to_act() const { return phase == HP_OVER ? -1 : phase == HP_PLAY ? int(t.s.seat) : int(seat); }
+};
+
+/// A new hand: deal 0 of `seed` (then one deal per re-deal), as ddz.Game(rules, seed) deals it.
+/// A BENGBU4 deal with 天炸/天尊 ends the hand at once (HR_SPECIAL).
+void hand_start(const Rules& r, const HandOptions& o, HandState& h, uint64_t seed);
+
+/// The decision tokens offered now (table order), or 0 outside the auction phases.
+int hand_decisions(const Rules& r, const HandState& h, uint8_t* out /* 6 */);
+
+/// Applies an offered decision token of the seat to act.
+void hand_decide(const Rules& r, const HandOptions& o, HandState& h, int token);
+/// Applies a checked play or pass (as check_action read it) of the seat to act.
+void hand_play(const Rules& r, const HandOptions& o, HandState& h, Counts cards, bool pass, const Interp& reading);
+
+/// The FACTORS block's codes now (ddz.encode.FACTOR_SLOTS: log2 of a doubling factor, 1 for a
+/// flag that applies, the BENGBU4 bid as it is).
+void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h, int8_t* out /* kFactorSlots */);
+
+/// The compact row of `seat`'s view, equal to ddz.encode.compact(game, seat).
+void hand_encode(const Rules& r, const HandOptions& o, const CompactLayout& L, const HandState& h, int seat,
+                 int8_t* out);
+
+/// The hand's seed in a vectorized environment: table game `game` of the series `seed` replays
+/// ddz.Game(rules, hand_seed(seed, game)).
+uint64_t hand_seed(uint64_t seed, uint64_t game);
+
+}  // namespace ddz
