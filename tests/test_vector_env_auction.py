@@ -10,6 +10,7 @@ import pytest
 
 import ddz
 from ddz.learn import encode
+from ddz.learn.rewards import seat_rewards
 from ddz.learn.vector_env import RESULT_KINDS, hand_seed
 from ddz.core.variants import VARIANT
 
@@ -49,6 +50,10 @@ def test_whole_hands_equal_game(rules, seed):
     N, steps = 6, 420
     env = ddz.VectorEnv(rules, N, seed=seed)
     st = env.reset()
+    # the same tables under the other reward conventions (ddz.learn.rewards)
+    others = {name: ddz.VectorEnv(rules, N, seed=seed, reward=name) for name in ("win", "normalized")}
+    for e in others.values():
+        e.reset()
     games = [None] * N
     hand_no = [0] * N
     for i in range(N):
@@ -69,6 +74,7 @@ def test_whole_hands_equal_game(rules, seed):
             seen_phases.add(g.phase)
             pick[i] = ids[rng.integers(len(ids))]
         st = env.step(pick)
+        other = {name: e.step(pick) for name, e in others.items()}
         term = {int(t): k for k, t in enumerate(st.terminal.tables)}
         for i, g in enumerate(games):
             g.apply(int(pick[i]))
@@ -84,6 +90,9 @@ def test_whole_hands_equal_game(rules, seed):
             np.testing.assert_array_equal(st.reward[i], res.scores)
             np.testing.assert_array_equal(st.terminal.scores[k], res.scores)
             assert st.terminal.landlord[k] == (-1 if res.landlord is None else res.landlord)
+            assert st.terminal.winner[k] == {"landlord": 0, "farmers": 1, None: -1}[res.winner_side]
+            for name, o in other.items():
+                np.testing.assert_allclose(o.reward[i], seat_rewards(res, rules.variant, name), rtol=1e-6)
             assert RESULT_KINDS[st.terminal.kind[k]] == res.kind
             for p in range(rules.players):
                 np.testing.assert_array_equal(st.terminal.obs[k, p], encode.compact(g, p))
@@ -173,6 +182,8 @@ def test_actions_as_lists_and_errors():
         ddz.VectorEnv(r, 1, 0, deals=np.array([[1, 16, 256]], np.uint64), landlords=np.array([0]))
     with pytest.raises(ddz.ArgumentTypeError):
         ddz.VectorEnv(r, 1, 0, auction=1)  # type: ignore[arg-type]
+    with pytest.raises(ddz.ArgumentError, match="reward must be one of"):
+        ddz.VectorEnv(r, 1, 0, reward="points")
 
 
 def test_play_only_mode_has_terminal_information():

@@ -148,8 +148,8 @@ struct Outputs {
     e.copy_legal(ids.mutable_data());
     return py::make_tuple(obs, offsets, ids, reward, done, seat, role, terminal(e), deal_ends(e));
   }
-  /// The tables whose hand ended in this call, with that hand's scores, landlord, kind and
-  /// each seat's last row: (tables, scores, landlord, kind, rows).
+  /// The tables whose hand ended in this call, with that hand's scores, landlord, winning side,
+  /// kind and each seat's last row: (tables, scores, landlord, winner, kind, rows).
   py::tuple terminal(const VectorEnv& e) {
     const auto n = py::ssize_t(e.players()), W = py::ssize_t(e.layout().total);
     std::vector<size_t> which;
@@ -159,18 +159,19 @@ struct Outputs {
     const auto K = py::ssize_t(which.size());
     py::array_t<int64_t> tables(K);
     py::array_t<float> scores({K, n});
-    py::array_t<int8_t> landlord(K), kind(K), rows({K, n, W});
+    py::array_t<int8_t> landlord(K), winner(K), kind(K), rows({K, n, W});
     int64_t* tb = tables.mutable_data();
     float* sc = scores.mutable_data();
-    int8_t *ll = landlord.mutable_data(), *kd = kind.mutable_data(), *rw = rows.mutable_data();
+    int8_t *ll = landlord.mutable_data(), *wn = winner.mutable_data(), *kd = kind.mutable_data(),
+           *rw = rows.mutable_data();
     {
       py::gil_scoped_release nogil;
       for (py::ssize_t k = 0; k < K; ++k) {
         tb[k] = int64_t(which[size_t(k)]);
-        e.final_info(which[size_t(k)], sc + k * n, ll[k], kd[k], rw + k * n * W);
+        e.final_info(which[size_t(k)], sc + k * n, ll[k], wn[k], kd[k], rw + k * n * W);
       }
     }
-    return py::make_tuple(tables, scores, landlord, kind, rows);
+    return py::make_tuple(tables, scores, landlord, winner, kind, rows);
   }
   /// Hands that ended at the deal in this call (BENGBU4 天炸/天尊): (counts, scores) per table.
   py::tuple deal_ends(const VectorEnv& e) {

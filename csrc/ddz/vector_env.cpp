@@ -245,18 +245,21 @@ void VectorEnv::step(const int32_t* ids, StepOut out) {
   });
 }
 
-void VectorEnv::final_info(size_t i, float* scores, int8_t& landlord, int8_t& kind, int8_t* rows) const {
+void VectorEnv::final_info(size_t i, float* scores, int8_t& landlord, int8_t& winner, int8_t& kind,
+                           int8_t* rows) const {
   const Table& tb = tables_[i];
   const int n = r_.players();
   std::memcpy(scores, tb.fin_scores, size_t(n) * sizeof(float));
   if (auction_) {
     landlord = int8_t(tb.fin_h.landlord == kNone ? -1 : tb.fin_h.landlord);
     kind = int8_t(tb.fin_h.result);
+    winner = int8_t(tb.fin_h.result != HR_NORMAL ? -1 : tb.fin_h.t.s.landlord_won() ? 0 : 1);
     for (int p = 0; p < n; ++p) hand_encode(r_, opts_, layout_, tb.fin_h, p, rows + size_t(p) * size_t(layout_.total));
     return;
   }
   landlord = int8_t(tb.fin_t.s.landlord);
   kind = int8_t(HR_NORMAL);
+  winner = int8_t(tb.fin_t.s.landlord_won() ? 0 : 1);
   for (int p = 0; p < n; ++p) {
     CompactView v;
     v.seat = p;

@@ -63,9 +63,9 @@ class VectorEnv {
   uint64_t game_of(size_t table) const;
   uint64_t seed() const { return seed_; }
   /// The hand that ended on the table in the last step (its `done`): the scores by seat, the
-  /// landlord (-1 for none), how it ended (HandResult) and each seat's last observation row
-  /// (seats x layout().total).
-  void final_info(size_t table, float* scores, int8_t& landlord, int8_t& kind, int8_t* rows) const;
+  /// landlord (-1 for none), the winning side (0 the landlord's, 1 the farmers', -1 none), how it
+  /// ended (HandResult) and each seat's last observation row (seats x layout().total).
+  void final_info(size_t table, float* scores, int8_t& landlord, int8_t& winner, int8_t& kind, int8_t* rows) const;
   /// Hands of the last call that ended at the deal (BENGBU4 天炸/天尊: no decision), and the sum
   /// of their scores by seat.
   int deal_ends(size_t table, float* scores) const;

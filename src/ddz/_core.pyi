@@ -263,9 +263,9 @@ def _douzero_expand(x_no_action: npt.NDArray[np.int8], z: npt.NDArray[np.int8], 
                     ) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]: ...
 
 # ---- the vectorized environment (csrc/bindings/vector_env.cpp; the facade is ddz.VectorEnv) ----
-# (tables, scores, landlord, kind, rows) of the hands that ended in a call
+# (tables, scores, landlord, winner, kind, rows) of the hands that ended in a call
 _TerminalArrays = Tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np.int8],
-                        npt.NDArray[np.int8]]
+                        npt.NDArray[np.int8], npt.NDArray[np.int8]]
 _StepArrays = Tuple[npt.NDArray[np.int8], npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float32],
                     npt.NDArray[np.bool_], npt.NDArray[np.int8], npt.NDArray[np.int8], _TerminalArrays,
                     Tuple[npt.NDArray[np.int16], npt.NDArray[np.float32]]]

@@ -16,6 +16,7 @@ from .encode import compact_layout
 from ..core.args import is_int
 from ..core.errors import ArgumentError, ArgumentTypeError, shown
 from ..core.variants import VARIANT
+from .rewards import REWARD_SCALE, check_reward
 
 __all__ = ["VectorEnv", "VectorStep", "Terminal", "RESULT_KINDS", "hand_seed"]
 
@@ -49,14 +50,17 @@ def hand_seed(seed: int, game: int) -> int:
 class Terminal:
     """The hands that ended on a step (before the table dealt itself the next one), one row per
     such table: ``tables`` int64 (k,) which tables; ``scores`` float32 (k, seats) the hand's scores
-    (the step's reward rows of those tables); ``landlord`` int8 (k,) (-1 when the hand ended
-    without one: a void hand, a BENGBU4 天炸/天尊 after a re-deal); ``kind`` int8 (k,) an index into
+    as the variant scores them (the step's reward rows under ``reward="score"``); ``landlord`` int8
+    (k,) (-1 when the hand ended without one: a void hand, a BENGBU4 天炸/天尊 after a re-deal);
+    ``winner`` int8 (k,): 0 the landlord's side won, 1 the farmers', -1 neither (void, special);
+    ``kind`` int8 (k,) an index into
     ``RESULT_KINDS`` (``"normal"``, ``"special"``, ``"void"``; the play-phase mode: always normal);
     ``obs`` int8 (k, seats, width): each seat's compact row of the final position, by absolute seat."""
 
     tables: npt.NDArray[np.int64]
     scores: npt.NDArray[np.float32]
     landlord: npt.NDArray[np.int8]
+    winner: npt.NDArray[np.int8]
     kind: npt.NDArray[np.int8]
     obs: npt.NDArray[np.int8]
 
@@ -122,6 +126,11 @@ class VectorEnv:
     BENGBU4: §2.3.9-A with base 1 in closed play, missile units shifting each transfer. Every row
     sums to zero. The Game blocks of the observation (factors, auction) are zero.
 
+    ``reward`` (``ddz.learn.rewards``): ``"score"`` (the default: the scores above), ``"win"`` (+1
+    for each seat of the winning side, -1 for the others, 0 for all in a hand without a winner) or
+    ``"normalized"`` (the score over the variant's ``REWARD_SCALE``); ``Terminal.scores`` keep the
+    scores.
+
     Results depend only on the seed (or the deals) and each table's game counter, never on
     ``threads``. ``step`` takes one action id per table (a numpy integer array or a list of ints);
     an illegal id raises ``ddz.IllegalAction`` naming the table, and no table moves.
@@ -132,7 +141,8 @@ class VectorEnv:
 
     def __init__(self, rules: Rules, num_envs: int, seed: int = 0, *, threads: int = 1, auction: bool = True,
                  deals: Optional[npt.NDArray[Any]] = None, landlords: Optional[npt.NDArray[Any]] = None,
-                 bomb_limits: Optional[npt.NDArray[Any]] = None, kitty: Optional[npt.NDArray[Any]] = None) -> None:
+                 bomb_limits: Optional[npt.NDArray[Any]] = None, kitty: Optional[npt.NDArray[Any]] = None,
+                 reward: str = "score") -> None:
         if not isinstance(rules, Rules):
             raise ArgumentTypeError(f"rules must be a ddz.Rules, not {type(rules).__name__}")
         if not isinstance(auction, bool):
@@ -149,6 +159,7 @@ class VectorEnv:
                     raise ArgumentError(f"VectorEnv's play-phase rewards need {option}={supported!r} (the core "
                                         f"scores the play phase that way), not {rules.options[option]!r}; whole "
                                         f"hands (auction=True) score every option")
+        self.reward = check_reward(reward)
         self.rules = rules
         self.auction = auction
         self._core = _core._VectorEnv(rules, len(VARIANT[rules.variant].decisions), num_envs, seed, threads,
@@ -176,7 +187,14 @@ class VectorEnv:
 
     def _wrap(self, res: Any, mask: bool) -> VectorStep:
         obs, offsets, ids, reward, done, seat, role, terminal, (deal_ends, deal_scores) = res
-        step = VectorStep(obs, offsets, ids, reward, done, seat, role, Terminal(*terminal), deal_ends, deal_scores)
+        term = Terminal(*terminal)
+        if self.reward == "normalized":
+            reward /= REWARD_SCALE[self.rules.variant]
+        elif self.reward == "win" and len(term.tables):
+            seats = np.arange(self.rules.players)
+            on_landlord_side = (seats[None, :] == term.landlord[:, None]) == (term.winner[:, None] == 0)
+            reward[term.tables] = np.where(term.winner[:, None] < 0, 0.0, np.where(on_landlord_side, 1.0, -1.0))
+        step = VectorStep(obs, offsets, ids, reward, done, seat, role, term, deal_ends, deal_scores)
         if not mask:
             return step
         m = np.zeros((self.num_envs, self.num_actions), dtype=bool)

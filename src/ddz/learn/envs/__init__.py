@@ -10,6 +10,9 @@ reference is docs/environments.md.
   environment; needs ``gymnasium``. When Gymnasium is installed, importing ``ddz.envs``
   registers the ids of ``GYM_IDS`` (``gymnasium.make("ddz/Classic-v0")``; without the import,
   ``gymnasium.make("ddz.envs:ddz/Classic-v0")``).
+* ``gymnasium_vector_env(rules, num_envs)``: a ``gymnasium.vector.VectorEnv`` of whole hands
+  over ``ddz.VectorEnv`` (self-play: the seat to act at each table; ``SAME_STEP`` autoreset;
+  the mask in ``info``), also ``gymnasium.make_vec("ddz/Classic-v0", num_envs=8)``.
 * ``register_rlcard()``: RLCard environments ``ddz-classic``, ``ddz-two-player`` and
   ``ddz-bengbu`` (``rlcard.make("ddz-classic", config={"rules": ddz.Rules.classic_rlcard()})``);
   needs ``rlcard``.
@@ -27,7 +30,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Dict
 
-__all__ = ["GYM_IDS", "gymnasium_env", "pettingzoo_env", "register_gymnasium", "register_rlcard",
+__all__ = ["GYM_IDS", "gymnasium_env", "gymnasium_vector_env", "pettingzoo_env", "register_gymnasium", "register_rlcard",
            "classic_v0", "two_player_v0", "bengbu_v0"]
 
 #: Gymnasium ids -> the rules they play (a name ``ddz.envs`` factories take).
@@ -58,13 +61,22 @@ def gymnasium_env(rules: Any, seat: int = 0, opponents: Any = None, render_mode:
     return DdzGymEnv(rules, seat=seat, opponents=opponents, render_mode=render_mode, **options)
 
 
+def gymnasium_vector_env(rules: Any, num_envs: int = 1, **options: Any) -> Any:
+    """A ``gymnasium.vector.VectorEnv`` of ``num_envs`` tables of ``rules``' whole hands
+    (``ddz.envs.gym_vector`` module: ``DdzVectorEnv``; ``options``: ``threads``, ``reward``, ``mask``)."""
+    from .gym_vector import DdzVectorEnv
+    return DdzVectorEnv(rules, num_envs, **options)
+
+
 def register_gymnasium() -> None:
     """Registers the ids of ``GYM_IDS`` with Gymnasium (once; done when ``ddz.envs`` is
-    imported with Gymnasium installed)."""
+    imported with Gymnasium installed): ``gymnasium.make`` gives the one-seat ``DdzGymEnv``,
+    ``gymnasium.make_vec`` the ``DdzVectorEnv`` of whole hands."""
     import gymnasium
     for env_id, rules in GYM_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point="ddz.envs.gym_env:DdzGymEnv", kwargs={"rules": rules})
+            gymnasium.register(env_id, entry_point="ddz.envs.gym_env:DdzGymEnv",
+                               vector_entry_point="ddz.envs.gym_vector:DdzVectorEnv", kwargs={"rules": rules})
 
 
 def register_rlcard() -> Any:
