@@ -87,7 +87,7 @@ from ..hand.record import view_record
 from ..learn.encode import compact, compact_layout
 
 __all__ = ["GAME_NAMES", "GAME_OPTIONS", "PLAY_OPTIONS", "PRESETS", "DEFAULT_DEALS", "DEFAULT_MAX_REDEALS",
-           "DdzOpenSpielGame", "DdzOpenSpielState", "DdzObserver", "register", "rules_from_params",
+           "DdzOpenSpielGame", "DdzOpenSpielState", "DdzObserver", "load", "register", "rules_from_params",
            "utility_bounds", "max_game_length"]
 
 #: The OpenSpiel short name of each ddz variant.
@@ -135,22 +135,38 @@ def _parameter_spec(variant: str) -> Dict[str, Any]:
     return spec
 
 
+_TYPE_NAMES = {bool: "a bool", int: "an int", float: "a number", str: "a str"}
+
+
 def _check_type(name: str, value: Any, default: Any) -> Any:
     """``value`` of parameter ``name`` when its type is the one its default has (an int is
-    taken for a float), else ``ArgumentTypeError``."""
+    taken for a float, as a float), else ``ArgumentTypeError``."""
     if isinstance(default, bool):
         ok = isinstance(value, (bool, np.bool_))
     elif isinstance(default, int):
         ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     elif isinstance(default, float):
         ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-        value = float(value) if ok else value
     else:
         ok = isinstance(value, str)
     if not ok:
-        raise ArgumentTypeError(f"game parameter {name} must be a {type(default).__name__}, "
+        raise ArgumentTypeError(f"game parameter {name} must be {_TYPE_NAMES[type(default)]}, "
                                 f"not {type(value).__name__} {shown(value)}")
-    return value.item() if isinstance(value, np.generic) else value
+    value = value.item() if isinstance(value, np.generic) else value
+    return float(value) if isinstance(default, float) else value
+
+
+def _checked_params(variant: str, params: Mapping[str, Any]) -> Dict[str, Any]:
+    """``params`` with their names and types checked (ints taken for floats made floats)."""
+    if variant not in GAME_NAMES:
+        raise ArgumentError(f"no OpenSpiel game for variant {shown(variant)}: use one of {', '.join(GAME_NAMES)}")
+    spec = _parameter_spec(variant)
+    unknown = sorted(set(params) - set(spec))
+    if unknown:
+        raise ArgumentError(f"unknown game parameter{'s' if len(unknown) > 1 else ''} "
+                            f"{', '.join(shown(n, 40) for n in unknown[:5])} for {GAME_NAMES[variant]} "
+                            f"(known: {', '.join(sorted(spec))})")
+    return {name: _check_type(name, value, spec[name]) for name, value in params.items()}
 
 
 @dataclass(frozen=True)
@@ -177,16 +193,7 @@ def rules_from_params(variant: str, params: Mapping[str, Any]) -> Tuple[Rules, i
     ``variant``'s game give; parameters not in ``params`` take their defaults. Raises
     ``ArgumentError`` for an unknown parameter or a bad value, ``ArgumentTypeError`` for a
     wrong type."""
-    if variant not in GAME_NAMES:
-        raise ArgumentError(f"no OpenSpiel game for variant {shown(variant)}: use one of {', '.join(GAME_NAMES)}")
-    spec = _parameter_spec(variant)
-    unknown = sorted(set(params) - set(spec))
-    if unknown:
-        raise ArgumentError(f"unknown game parameter{'s' if len(unknown) > 1 else ''} "
-                            f"{', '.join(shown(n, 40) for n in unknown[:5])} for {GAME_NAMES[variant]} "
-                            f"(known: {', '.join(sorted(spec))})")
-    values = {name: _check_type(name, params[name], default) if name in params else default
-              for name, default in spec.items()}
+    values = {**_parameter_spec(variant), **_checked_params(variant, params)}
     preset = values["rules"]
     if preset not in PRESETS[variant]:
         raise ArgumentError(f"game parameter rules must be one of {', '.join(PRESETS[variant])} for "
@@ -454,6 +461,25 @@ class DdzObserver:
 
 _GAME_CLASSES = {"classic": ClassicGame, "two_player": TwoPlayerGame, "bengbu": BengbuGame}
 _GAME_TYPES = {variant: _game_type(variant) for variant in GAME_NAMES}
+
+
+def load(variant: str = "classic", **params: Any) -> Any:
+    """``pyspiel.load_game`` of ``variant``'s game (a ddz variant name or alias, or an OpenSpiel
+    name ``python_ddz_*``) with the game parameters ``params``, checked by ddz first: an
+    unknown parameter or a bad value raises ``ArgumentError``, a wrong type
+    ``ArgumentTypeError`` (``pyspiel.load_game`` itself raises OpenSpiel's ``SpielError`` for
+    an unknown name or a wrong type, before ddz sees them)."""
+    register()
+    if not isinstance(variant, str):
+        raise ArgumentTypeError(f"variant must be a str, not {type(variant).__name__}")
+    names = {name: v for v, name in GAME_NAMES.items()}
+    if variant in names:
+        variant = names[variant]
+    else:
+        variant = next((v.name for v in VARIANT.values() if variant in v.aliases or variant == v.name), variant)
+    checked = _checked_params(variant, params)
+    rules_from_params(variant, checked)
+    return pyspiel.load_game(GAME_NAMES[variant], checked)
 
 
 def register() -> List[str]:
