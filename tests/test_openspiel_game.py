@@ -21,6 +21,8 @@ NAMES = list(og.GAME_NAMES.values())
 VARIANTS = list(og.GAME_NAMES)
 # a BENGBU4 seed whose first deal holds 天炸/天尊: the hand ends at the deal
 BENGBU_SPECIAL_SEED = 313
+# a BENGBU4 seed whose re-deal (after four NO_CALLs) holds 天炸/天尊
+BENGBU_SPECIAL_REDEAL_SEED = 62
 
 
 def _play_random(state, rng: random.Random):
@@ -163,6 +165,16 @@ def test_bengbu_hand_that_ends_at_the_deal():
     assert result.kind == "special" and state.returns() == [float(s) for s in result.scores]
     assert len(state.observation_tensor(0)) == game.observation_tensor_size()
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+    # a re-deal that deals 天炸/天尊 ends the hand after the four NO_CALLs
+    game = pyspiel.load_game("python_ddz_bengbu", {"deals": 1, "seed_offset": BENGBU_SPECIAL_REDEAL_SEED})
+    state = game.new_initial_state()
+    state.apply_action(0)
+    no_call = game.rules.action_id("NO_CALL")
+    for _ in range(4):
+        assert not state.is_terminal()
+        state.apply_action(no_call)
+    assert state.is_terminal() and state.ddz_game.result.kind == "special" and state.ddz_game.redeals == 1
+    assert state.returns() == [float(s) for s in state.ddz_game.result.scores]
 
 
 def test_clone_is_independent():
