@@ -4,8 +4,9 @@ against the ddz.Game they wrap (legal actions, returns, observations, clones, se
 Skipped where open_spiel is not installed."""
 from __future__ import annotations
 
-import importlib
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -35,12 +36,29 @@ def _play_random(state, rng: random.Random):
     return state
 
 
+_REIMPORT = """
+import importlib, pyspiel
+calls = []
+real = pyspiel.register_game
+pyspiel.register_game = lambda *a: (calls.append(a[0].short_name), real(*a))
+import ddz.peers.openspiel_game as og
+assert sorted(calls) == sorted(og.GAME_NAMES.values()), calls
+importlib.reload(og)            # importing the module again registers nothing twice
+import ddz.peers.openspiel_game
+og.register(); og.register()
+assert len(calls) == 3, calls
+assert pyspiel.load_game("python_ddz_bengbu").num_players() == 4
+print("ok")
+"""
+
+
 def test_registered_and_idempotent():
     names = set(pyspiel.registered_names())
     assert set(NAMES) <= names
     assert og.register() == NAMES
-    importlib.reload(og)  # importing the module again registers nothing twice
-    assert og.register() == NAMES
+    assert set(pyspiel.registered_names()) == names
+    out = subprocess.run([sys.executable, "-c", _REIMPORT], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
     for name in NAMES:
         game = pyspiel.load_game(name)
         assert game.get_type().short_name == name
@@ -213,6 +231,7 @@ def test_serialization_round_trip(name):
         state.apply_action(action)
         state2.apply_action(action)
         assert str(state2) == str(state)
+    assert len(pyspiel.serialize_game_and_state(game, state)) < 20_000  # the hand's record, not the outcomes
     # the deserialized state plays on as the original does
     tail = random.Random(5)
     a, b = state.clone(), pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]

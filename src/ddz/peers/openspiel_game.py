@@ -67,8 +67,9 @@ raises ``ddz.ArgumentError`` (a ``ValueError``) naming it, a wrong type
 """
 from __future__ import annotations
 
+import functools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
@@ -179,13 +180,19 @@ class _Config:
     seed_offset: int
     width: int
     layout: Tuple[Tuple[str, slice], ...]
-    outcomes: List[Tuple[int, float]] = field(repr=False, compare=False)
 
     def __copy__(self) -> "_Config":
         return self
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "_Config":
         return self
+
+
+@functools.lru_cache(maxsize=8)
+def _outcomes(deals: int) -> List[Tuple[int, float]]:
+    """The chance node's outcomes: every deal index, uniform (built once per ``deals``)."""
+    p = 1.0 / deals
+    return [(k, p) for k in range(deals)]
 
 
 def rules_from_params(variant: str, params: Mapping[str, Any]) -> Tuple[Rules, int, int]:
@@ -296,10 +303,8 @@ class DdzOpenSpielGame(pyspiel.Game):
             max_game_length=max_game_length(rules))
         super().__init__(_GAME_TYPES[self.variant], info, params)
         layout = tuple(sorted(compact_layout(rules).items(), key=lambda kv: kv[1].start))
-        p = 1.0 / deals
         self.rules: Rules = rules
-        self._config = _Config(self.variant, rules, deals, offset, layout[-1][1].stop, layout,
-                               [(k, p) for k in range(deals)])
+        self._config = _Config(self.variant, rules, deals, offset, layout[-1][1].stop, layout)
 
     def new_initial_state(self) -> "DdzOpenSpielState":
         """The chance node that picks the deal seed."""
@@ -372,7 +377,7 @@ class DdzOpenSpielState(pyspiel.State):
     def chance_outcomes(self) -> List[Tuple[int, float]]:
         """The deal seeds ``0 .. deals-1`` (offset by ``seed_offset``), uniform."""
         assert self._game is None, "only the deal is a chance node"
-        return self._config.outcomes
+        return _outcomes(self._config.deals)
 
     def _apply_action(self, action: int) -> None:
         if self._game is None:
