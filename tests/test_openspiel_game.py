@@ -171,7 +171,8 @@ def test_state_follows_the_ddz_game(variant):
             twin.apply(action)
         assert twin.is_over and state.returns() == [float(s) for s in twin.result.scores]
         assert state.current_player() == pyspiel.PlayerId.TERMINAL
-        assert state.history()[0] == k and len(state.history()) == 1 + len([h for h in twin.history if h[0] is not None])
+        decisions = [h for h in twin.history if h[0] is not None]  # the REDEAL entries are the dealer's
+        assert state.history()[0] == k and len(state.history()) == 1 + len(decisions)
 
 
 def test_bengbu_hand_that_ends_at_the_deal():
@@ -306,3 +307,16 @@ def test_random_sim_test_many(name):
     for params in ({}, {"max_redeals": 1}, {"deals": 3}):
         pyspiel.random_sim_test(pyspiel.load_game(name, params), num_sims=40, serialize=False, verbose=False)
     pyspiel.random_sim_test(pyspiel.load_game(name), num_sims=10, serialize=True, verbose=False)
+
+
+def test_rl_environment():
+    from open_spiel.python import rl_environment
+
+    env = rl_environment.Environment("python_ddz_two_player")
+    rng = np.random.RandomState(3)
+    step = env.reset()
+    while not step.last():
+        seat = step.observations["current_player"]
+        step = env.step([rng.choice(step.observations["legal_actions"][seat])])
+    assert len(step.observations["info_state"][0]) == compact_layout(ddz.Rules.two_player())["auction"].stop
+    assert len(step.rewards) == 2

@@ -61,9 +61,11 @@ rules options that change what is played or scored (``GAME_OPTIONS``; each with 
 variant's default). A compat preset fixes its play options (``PLAY_OPTIONS``), which then
 stay at their defaults. Options that only matter to tables, rooms and escapes are not
 parameters (OpenSpiel has no escapes), nor is ``classic_landlord_loss_factor`` (1 would
-make CLASSIC3 general-sum; the games are declared zero-sum except TWOP). A bad parameter
-raises ``ddz.ArgumentError`` (a ``ValueError``) naming it, a wrong type
-``ddz.ArgumentTypeError``.
+make CLASSIC3 general-sum; the games are declared zero-sum except TWOP). A bad value
+raises ``ddz.ArgumentError`` (a ``ValueError``) naming the parameter. ``pyspiel.load_game``
+checks names and types itself first (raising OpenSpiel's ``SpielError``); ``load(variant,
+**params)`` checks them with ddz's errors (``ArgumentError`` for an unknown name,
+``ArgumentTypeError`` for a wrong type) before it calls ``pyspiel.load_game``.
 """
 from __future__ import annotations
 
