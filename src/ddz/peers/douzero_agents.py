@@ -286,6 +286,22 @@ class DouZeroAgent(Bot):
 
 
 # --------------------------------------------------------------------------- a ddz bot in DouZero's harness
+def _minus(whole: str, part: str) -> str:
+    rest = list(whole)
+    for c in part:
+        rest.remove(c)
+    return "".join(rest)
+
+
+def _within(part: str, whole: str) -> bool:
+    rest = list(whole)
+    for c in part:
+        if c not in rest:
+            return False
+        rest.remove(c)
+    return True
+
+
 def _pass_or_first(infoset: Any) -> List[int]:
     """The default fallback: pass when DouZero allows it, else its first legal action."""
     legal = infoset.legal_actions
@@ -319,8 +335,19 @@ class DouZeroSeat:
         self.seed = seed
         self.fallback = fallback or _pass_or_first
         self.fallbacks = 0
+        self._kitty: Optional[str] = None  # the deal's whole kitty, when known (tell_kitty)
         self.rules = Rules.classic_douzero()
         self.name = name or getattr(agent, "name", None) or type(agent).__name__
+
+    def tell_kitty(self, cards: Sequence[int]) -> None:
+        """Tells the seat the next deal's kitty (DouZero's ``three_landlord_cards`` of the deal,
+        card ints), which is public in Dou Dizhu but which DouZero's infosets keep only in part:
+        bots that read the kitty then see the real one (``game``). Used while consistent with
+        the infosets; the landlord's seat learns it by itself at its first decision."""
+        kitty = ddz_ranks(cards)
+        if len(kitty) != 3:
+            raise ArgumentError(f"a kitty has 3 cards, not {len(kitty)}")
+        self._kitty = kitty
 
     def game(self, infoset: Any) -> Tuple[Game, int]:
         """A ``ddz.Game`` in its play phase consistent with ``infoset``, and the seat to act.
@@ -333,8 +360,17 @@ class DouZeroSeat:
         * the other seats' hands: the unseen cards dealt uniformly at random (seeded by ``seed``
           and the number of plays so far), the landlord's share holding its unplayed kitty
           cards, the distribution ``ddz.sample_deals`` draws from;
-        * the kitty cards the landlord already played: DouZero's infoset no longer tells them,
-          so they are taken from the first cards the landlord played.
+        * the kitty cards the landlord already played: DouZero's infoset keeps only the kitty
+          cards not played yet (its ``three_landlord_cards`` loses a card each time the
+          landlord plays one of that rank). A ``DouZeroSeat`` playing the landlord remembers
+          the whole kitty from its first decision, and any seat uses the kitty it was told by
+          ``tell_kitty``; otherwise the played ones are taken from the landlord's earliest played
+          cards. The kitty is public in ddz, so a bot that reads it (``NeuralBot``'s encoding
+          has a kitty block) may then see another kitty than the real one (DouZero's own agents
+          see only the unplayed kitty cards).
+
+        The auction is the fixed one of ``ddz.peers.fixed_auction_action`` (seat 0 calls, nobody
+        robs or shows): DouZero's deals have no auction.
 
         A bot that reads only its seat's observation (every ddz bot does) sees the same thing
         whatever the fill; ``NeuralBot`` and ``DouZeroAgent`` encode only public information
@@ -381,11 +417,18 @@ class DouZeroSeat:
                 need = left[s] - (len(kitty_left) if s == 0 else 0)
                 hidden[s], unseen = (kitty_left if s == 0 else "") + "".join(unseen[:need]), unseen[need:]
         starts = [hidden[s] + played[s] for s in range(3)]
-        kitty = kitty_left
-        for c in played[0]:  # DouZero forgets which kitty cards were played; any of the landlord's plays fit
-            if len(kitty) == 3:
-                break
-            kitty += c
+        if seat == 0 and not seq:  # the landlord's first decision: the whole kitty is still there
+            self._kitty = kitty_left
+        known = self._kitty
+        if known is not None and len(known) == 3 and _within(kitty_left, known) and \
+                _within(_minus(known, kitty_left), played[0]) and _within(known, starts[0]):
+            kitty = known
+        else:  # DouZero forgets which kitty cards were played: the landlord's earliest played cards stand in
+            kitty = kitty_left
+            for c in played[0]:
+                if len(kitty) == 3:
+                    break
+                kitty += c
         landlord17 = list(starts[0])
         for c in kitty:
             landlord17.remove(c)
@@ -400,7 +443,6 @@ class DouZeroSeat:
     def act(self, infoset: Any) -> List[int]:
         """DouZero's agent API: the action (a sorted list of DouZero card ints, ``[]`` to pass)
         the ddz agent plays at ``infoset``; always one of ``infoset.legal_actions``."""
-        legal = infoset.legal_actions
         try:
             g, seat = self.game(infoset)
         except IllegalAction:  # a play DouZero allowed and ddz's rules refuse (its plane defect)
@@ -417,7 +459,7 @@ class DouZeroSeat:
         for c in after:
             rest.remove(c)
         action = douzero_cards("".join(rest))
-        if action not in legal:
+        if action not in infoset.legal_actions:
             self.fallbacks += 1
             return list(self.fallback(infoset))
         return action
