@@ -164,8 +164,7 @@ def test_ddz_and_douzero_harnesses_agree(agent, deep_agents, ddz_side, bot):
     """The same deals, a ddz bot against the checkpoint: every play, the winner and the bombs are
     the same in ddz's Game and in DouZero's GameEnv."""
     make = (lambda: ddz.bots.RuleBot()) if bot == "RuleBot" else (lambda: _random_neural_bot())
-    winners = set()
-    for k in range(4):
+    for k in range(6):
         deal = _deal(100 * k + len(ddz_side) + len(bot))
         if ddz_side == "landlord":
             ours = [make(), agent, agent]
@@ -180,7 +179,35 @@ def test_ddz_and_douzero_harnesses_agree(agent, deep_agents, ddz_side, bot):
         theirs = _play_in_douzero(deal, dict(zip(DOUZERO_POSITIONS, seats)))
         assert (plays, winner, bombs) == theirs, deal
         assert all(getattr(s, "fallbacks", 0) == 0 for s in seats)
-        winners.add(winner)
+
+
+def test_douzero_evaluator_loop_counts_as_ddz(agent, deep_agents, monkeypatch):
+    """DouZero's evaluator loop itself (``simulation.mp_simulate``: one GameEnv, reset between
+    deals, its win and score counts), its agents given as objects, against ddz's count of the
+    same deals: the checkpoint as landlord, RuleBot farmers."""
+    from douzero.evaluation import simulation
+
+    deals = [_deal(500 + k) for k in range(5)]
+    players = {"landlord": deep_agents["landlord"], "landlord_down": as_douzero_agent(ddz.bots.RuleBot()),
+               "landlord_up": as_douzero_agent(ddz.bots.RuleBot())}
+    monkeypatch.setattr(simulation, "load_card_play_models", lambda paths: players)
+
+    class Queue(list):
+        put = list.append
+
+    q = Queue()
+    data = [{"landlord": douzero_cards(ll + kitty), "landlord_down": douzero_cards(down),
+             "landlord_up": douzero_cards(up), "three_landlord_cards": douzero_cards(kitty)}
+            for ll, kitty, down, up in deals]
+    simulation.mp_simulate(data, {}, q)
+    wins = {"landlord": 0, "farmer": 0}
+    scores = {"landlord": 0, "farmer": 0}
+    for deal in deals:
+        _, winner, bombs, _ = _play_in_ddz(deal, [agent, ddz.bots.RuleBot(), ddz.bots.RuleBot()])
+        wins[winner] += 1
+        for side, base in (("landlord", 2), ("farmer", 1)):
+            scores[side] += (base if side == winner else -base) * 2 ** bombs
+    assert q == [(wins["landlord"], wins["farmer"], scores["landlord"], scores["farmer"])]
 
 
 def test_search_bot_random_bot_and_callables_play_in_douzero(agent, deep_agents):
