@@ -300,3 +300,25 @@ def test_other_rules_and_bad_input(agent):
         as_douzero_agent(42)
     with pytest.raises(ddz.ArgumentTypeError, match="InfoSet"):
         as_douzero_agent(ddz.bots.RuleBot()).act(object())
+
+
+def test_douzero_s_plane_defect_falls_back():
+    """DouZero lets 333444555KKK beat 6667778889TJ (docs/peers.md); ddz cannot replay that, so
+    the next seat plays its fallback (pass) and counts it."""
+    deck = list("3456789TJQKA2" * 4 + "BR")
+    landlord, down = "6667778889TJQQQAA22B", "333444555KKK99TTJ"
+    for c in landlord + down:
+        deck.remove(c)
+    told = {"landlord": _Told(), "landlord_down": _Told()}
+    up = as_douzero_agent(ddz.bots.RuleBot())
+    env = GameEnv(told | {"landlord_up": up})
+    env.card_play_init({"landlord": douzero_cards(landlord), "landlord_down": douzero_cards(down),
+                        "landlord_up": douzero_cards("".join(deck)), "three_landlord_cards": douzero_cards("QQQ")})
+    told["landlord"].action = douzero_cards("6667778889TJ")
+    env.step()
+    told["landlord_down"].action = douzero_cards("333444555KKK")
+    env.step()
+    assert env.acting_player_position == "landlord_up"
+    with pytest.raises(ddz.IllegalAction):
+        up.game(env.game_infoset)
+    assert up.act(env.game_infoset) == [] and up.fallbacks == 1

@@ -74,7 +74,7 @@ def ddz_ranks(cards: Sequence[int]) -> str:
     try:
         return "".join(sorted((_DZ_RANK[int(c)] for c in cards), key=_RANKS.index))
     except (KeyError, TypeError, ValueError):
-        raise ArgumentError(f"{shown(list(cards))} are not DouZero cards (3..14, 17, 20, 30)") from None
+        raise ArgumentError(f"{shown(cards)} are not DouZero cards (3..14, 17, 20, 30)") from None
 
 
 # --------------------------------------------------------------------------- torch, lazily
@@ -272,6 +272,8 @@ class DouZeroAgent(Bot):
         return np.asarray(q.numpy(), dtype=np.float32)
 
     def act(self, game: Any, seat: int) -> Any:
+        """The action of ``seat`` in ``game``: in the auction the bidder's; in the play the
+        action id of the legal action with the highest Q value (one legal action: that one)."""
         if game.phase != "PLAY":
             return self.bidder.act(game, seat)
         ps = self._state(game)
