@@ -322,3 +322,10 @@ def test_douzero_s_plane_defect_falls_back():
     with pytest.raises(ddz.IllegalAction):
         up.game(env.game_infoset)
     assert up.act(env.game_infoset) == [] and up.fallbacks == 1
+
+
+def test_without_torch_the_error_names_the_learn_extra(ckpt_dir, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
+    with pytest.raises(ImportError, match=r"ddz\[learn\]"):
+        DouZeroAgent(ckpt_dir)
