@@ -34,6 +34,16 @@ R = ddz.Rules.classic_douzero()
 BOMBS = [[c] * 4 for c in (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 17)] + [[20, 30]]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """For DouZero's DeepAgent (DouZeroAgent runs on one thread by itself): small products, far
+    faster on one thread on a loaded machine."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def ckpt_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("douzero_ckpt")
@@ -248,6 +258,13 @@ def test_rebuilt_game_keeps_what_the_seat_sees():
 
 
 def test_evaluate_copies_share_the_weights(agent):
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:  # a decision runs on agent.threads (1) and puts torch's setting back
+        agent.q_values(ddz.PlayState(["33345", "66", "BR"], 0, R))
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
     clone = copy.deepcopy(agent)
     assert clone._nets is agent._nets and clone.bidder is not agent.bidder
     res = ddz.evaluate([agent, ddz.bots.RuleBot(), ddz.bots.RuleBot()], R, games=1, seed=4)
@@ -279,6 +296,8 @@ def test_checkpoint_errors(tmp_path, ckpt_dir):
         DouZeroAgent(paths | {"dealer": paths["landlord"]})
     with pytest.raises(ddz.ArgumentTypeError):
         DouZeroAgent(ckpt_dir, bidder="RuleBot")
+    with pytest.raises(ddz.ArgumentTypeError, match="threads"):
+        DouZeroAgent(ckpt_dir, threads=0)
     # the folder picks the latest frames
     newer = tmp_path / "newer"
     newer.mkdir()
