@@ -15,14 +15,14 @@ from ddz.learn import ModelError, NeuralBot, NeuralModel, features_for
 from ddz.learn.nets import forward, net_config, param_shapes
 
 
-def random_model(rules, preset="small", hidden=None, seed=0):
-    f = features_for(rules)
+def random_model(rules, preset="small", hidden=None, seed=0, whole=False):
+    f = features_for(rules, whole)
     net = net_config(preset, hidden)
     rng = np.random.default_rng(seed)
     arrays = {f"p{p}.{k}": (rng.standard_normal(s) * 0.1).astype(np.float32)
-              for p in range(rules.players) for k, s in param_shapes(net, f.state_dim, f.action_dim,
-                                                                        3 * f.move_dim).items()}
-    return NeuralModel(rules, net, arrays, meta={"frames": 0})
+              for p in range(rules.players + whole) for k, s in param_shapes(net, f.state_dim, f.action_dim,
+                                                                                3 * f.move_dim).items()}
+    return NeuralModel(rules, net, arrays, meta={"frames": 0, "whole": whole})
 
 
 def test_importing_ddz_and_ddz_learn_loads_no_torch():
@@ -138,3 +138,31 @@ def test_features_follow_the_cards():
     assert row[f.move_dim + int(ddz.Kind.TRIO)] == 1
     assert f.actions(np.array([rules.pass_id]))[0, f.move_dim + 20] == 1
     assert f.is_bomb[ddz.classify("BR", rules).id] and not f.is_bomb[ddz.classify("33", rules).id]
+
+
+@pytest.mark.parametrize("rules", [ddz.Rules.classic(), ddz.Rules.two_player(), ddz.Rules.bengbu()],
+                         ids=lambda r: r.variant)
+def test_a_whole_hand_model_decides_every_phase(rules, tmp_path):
+    """A whole-hand model bids (and makes TWOP's 翻身 / 压迫) by its decision network: the highest Q
+    among the decision ids; its file records the whole-hand feature set."""
+    m = random_model(rules, hidden=[16], whole=True, seed=3)
+    m.save(tmp_path / "w.npz")
+    back = NeuralModel.load(tmp_path / "w.npz")
+    assert back.whole and back.meta["encoder"].startswith("ddz-hand-features-1:") and back.positions == rules.players + 1
+    bot = NeuralBot(back)
+    phases = set()
+    for seed in range(6):
+        g = ddz.Game(rules, seed=seed)
+        while not g.is_over:
+            seat = g.current_seat
+            ids, q = bot.scores(g, seat)
+            assert list(ids) == g.legal_action_ids()
+            a = bot.act(g, seat)
+            assert a == ids[int(np.argmax(q))]
+            phases.add(g.phase)
+            g.apply(a)
+    assert "PLAY" in phases and len(phases) >= 2  # decisions of the auction, and the play
+    # a play-phase model's record does not pass for a whole-hand one
+    _rewrite_meta(tmp_path / "w.npz", tmp_path / "x.npz", whole=False)
+    with pytest.raises(ModelError):
+        NeuralModel.load(tmp_path / "x.npz")

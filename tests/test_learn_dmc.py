@@ -136,11 +136,17 @@ def test_every_variant_and_objective_trains(variant, objective):
 
 
 def test_the_lstm_preset_trains():
-    tr = Trainer(TrainConfig(tables=16, batch_size=64, net="douzero", buffer_frames=512, seed=1))
+    # the play phase: DouZero's three networks (about 4.5M parameters)
+    tr = Trainer(TrainConfig(tables=16, batch_size=64, net="douzero", buffer_frames=512, seed=1, whole=False))
     params = sum(p.numel() for p in tr.model.parameters())
-    assert 4_000_000 < params < 6_000_000  # DouZero's three networks hold about 4.5M
+    assert len(tr.model.nets) == 3 and 4_000_000 < params < 6_000_000
     tr.train(frames=200)
     assert np.isfinite(list(tr.recent_loss.values())).all()
+    # whole hands: a fourth network for the decisions
+    whole = Trainer(TrainConfig(tables=16, batch_size=64, net="douzero", buffer_frames=512, seed=1))
+    assert len(whole.model.nets) == 4
+    whole.train(frames=200)
+    assert np.isfinite(list(whole.recent_loss.values())).all()
 
 
 def test_threads_mode_trains(tmp_path):
@@ -231,7 +237,7 @@ def test_the_actors_batched_scores_equal_one_state_at_a_time(net):
     from ddz.learn.dmc import score_actions
     rules = ddz.Rules.classic()
     tr = Trainer(TrainConfig(tables=12, batch_size=64, net=net, hidden=[24, 12] if net == "small" else None,
-                             buffer_frames=256, seed=8))
+                             buffer_frames=256, seed=8, whole=False))
     model = tr.neural_model()
     bot = NeuralBot(model)
     actor = Actor(rules, tr.feats, 12, "adp", 0.0, tr.lstm)
@@ -266,3 +272,54 @@ def test_processes_mode_trains_and_leaves_no_process(tmp_path):
     assert out["frames"] >= 1200 and np.isfinite(list(tr.recent_loss.values())).all()
     assert not mp.active_children()
     assert Trainer(out=str(tmp_path), resume=True).frames == tr.frames
+
+
+@pytest.mark.parametrize("variant", ["classic", "twop", "bengbu"])
+def test_whole_hand_actor_scores_every_decision_as_neural_bot(variant):
+    """Whole hands: each table of the actor is the Game of its hand seed; the batched scores of
+    every table (the decision network in the auction, a position's network in the play) equal
+    NeuralBot's scores of that Game, and the actor's frames of a finished hand include its
+    decisions, with returns of the seat's side (wp)."""
+    from ddz.learn.dmc import score_actions
+    from ddz.learn.vector_env import hand_seed
+    tr = Trainer(TrainConfig(tables=6, batch_size=64, hidden=[24], buffer_frames=256, seed=4, variant=variant,
+                             objective="wp"))
+    rules, model = tr.rules, tr.neural_model()
+    assert model.whole and model.positions == rules.players + 1
+    bot = NeuralBot(model)
+    actor = Actor(rules, tr.feats, 6, "wp", 0.0, tr.lstm)
+    actor.reset(7)
+    env = actor.env
+    games = {i: ddz.Game(rules, seed=int(s)) for i, s in enumerate(env.hand_seeds())}
+    decisions, frames = 0, []
+    for _ in range(400):
+        st = actor.st
+        q = score_actions(tr.model, tr.feats, st.obs, st.legal_ids, st.legal_offsets, actor.hist, tr.lstm,
+                          actor._positions(st))
+        for i, g in games.items():
+            a, b = st.legal_offsets[i], st.legal_offsets[i + 1]
+            ids, one = bot.scores(g, g.current_seat)
+            assert ids.tolist() == st.legal_ids[a:b].tolist()
+            np.testing.assert_allclose(q[a:b], one, rtol=0, atol=1e-4)
+            decisions += g.phase != "PLAY"
+        frames += actor.step(tr.model)
+        picked = actor.t_act[np.arange(6), np.maximum(actor.length - 1, 0)]
+        for i, g in list(games.items()):
+            if actor.length[i] == 0:  # the hand ended: the table's next hand (hands ending at the deal skipped)
+                games[i] = ddz.Game(rules, seed=int(env.hand_seeds()[i]))
+                assert not games[i].is_over
+            else:
+                g.apply(int(picked[i]))
+    assert decisions > 0
+    dec = [f for f in frames if f[0] == rules.players]
+    assert dec and all(len(f[2]) == 0 or (f[2] > rules.pass_id).all() for f in dec)
+    assert all(set(np.unique(f[4])) <= {-1.0, 0.0, 1.0} for f in frames)
+    assert int(hand_seed(7, 0)) == int(ddz.VectorEnv(rules, 6, 7).hand_seeds()[0])
+
+
+def test_a_recorded_config_without_whole_trains_the_play_phase(tmp_path):
+    cfg = TrainConfig.from_dict({"variant": "classic", "tables": 8})
+    assert cfg.whole is False
+    assert TrainConfig().whole is True
+    with pytest.raises(ddz.ArgumentError, match="whole"):
+        TrainConfig(whole="yes").check()  # type: ignore[arg-type]

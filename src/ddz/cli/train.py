@@ -25,8 +25,9 @@ def _hidden(text: str) -> List[int]:
 
 def add_parser(sub: Any) -> None:
     d = _defaults()
-    tr = sub.add_parser("train", help="train a play-phase agent by Deep Monte-Carlo (needs torch: ddz[learn])",
-                        description="Train Q networks for the play phase by Deep Monte-Carlo (DouZero's "
+    tr = sub.add_parser("train", help="train an agent of whole hands by Deep Monte-Carlo (needs torch: ddz[learn])",
+                        description="Train Q networks for whole hands, bidding included (or with --play-only the "
+                                    "play phase alone) by Deep Monte-Carlo (DouZero's "
                                     "algorithm) on many tables at once. The run directory gets config.json, "
                                     "checkpoint.pt, model.npz (for NeuralBot), log.csv and curve.png "
                                     "(with matplotlib). --resume continues a run from its checkpoint.")
@@ -37,14 +38,18 @@ def add_parser(sub: Any) -> None:
     budget.add_argument("--frames", type=int, default=None,
                         help="train until the run has N frames in all (a resumed run continues to N)")
     budget.add_argument("--hours", type=float, default=None, help="train for H more hours of wall time")
+    tr.add_argument("--play-only", action="store_true",
+                    help="train the play phase alone (the landlord random, no auction; NeuralBot then bids as "
+                         "RuleBot) (default: whole hands, the auction learned from the same returns)")
     tr.add_argument("--resume", action="store_true",
                     help="continue the run in --out from its checkpoint (its config.json is used)")
     tr.add_argument("--init", default=None, metavar="MODEL",
                     help="start a new run from a model file's weights (model.npz of an earlier run; fresh "
                          "optimiser state, its frame count) (default: random weights)")
     tr.add_argument("--objective", default=d["objective"], choices=("wp", "adp", "score"),
-                    help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs) or score (the play phase's "
-                         f"score) (default {d['objective']})")
+                    help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs) or score (whole hands: the "
+                         "variant's score over its REWARD_SCALE; --play-only: the play phase's score) "
+                         f"(default {d['objective']})")
     tr.add_argument("--net", default=d["net"], choices=("small", "douzero"),
                     help=f"network preset: small (an MLP) or douzero (LSTM + MLP) (default {d['net']})")
     tr.add_argument("--hidden", type=_hidden, default=None, metavar="W,W,...",
@@ -88,7 +93,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
             if os.path.exists(os.path.join(args.out, "checkpoint.pt")):
                 print(f"ddz train: {args.out} holds a run already: --resume continues it", file=sys.stderr)
                 return 2
-            cfg = TrainConfig(variant=args.variant, objective=args.objective, net=args.net, hidden=args.hidden,
+            cfg = TrainConfig(variant=args.variant, whole=not args.play_only, objective=args.objective,
+                              net=args.net, hidden=args.hidden,
                               tables=args.tables, batch_size=args.batch_size, optimizer=args.optimizer,
                               lr=args.lr, epsilon=args.epsilon, seed=args.seed, mode=args.mode,
                               actors=args.actors, checkpoint_every=args.checkpoint_every,

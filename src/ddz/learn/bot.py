@@ -1,4 +1,4 @@
-"""``NeuralBot``: plays a trained model's play-phase moves, in numpy (no torch)."""
+"""``NeuralBot``: plays a trained model's decisions, in numpy (no torch)."""
 from __future__ import annotations
 
 import os
@@ -17,9 +17,10 @@ __all__ = ["NeuralBot"]
 
 
 class NeuralBot(Bot):
-    """A bot that plays the play phase by a trained model's Q values (the highest; the first in
-    ``game.legal_action_ids()`` order among equal values) and **bids as ``RuleBot`` does** (``bidder``, another bot if
-    given): the models learn the play phase only for now.
+    """A bot that plays by a trained model's Q values (the highest; the first in
+    ``game.legal_action_ids()`` order among equal values). A whole-hand model (``model.whole``)
+    decides every phase, bids included; a play-phase model plays the play phase and **bids as
+    ``RuleBot`` does** (``bidder``, another bot if given; it also makes TWOP's 翻身 / 压迫).
 
     ``model`` is a model file (``.npz``, written by ``ddz train`` as ``model.npz``) or a loaded
     ``NeuralModel``. The forward pass is numpy; torch is not needed. A game under other rules than
@@ -61,18 +62,21 @@ class NeuralBot(Bot):
         return out
 
     def scores(self, game: Any, seat: int) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-        """The legal action ids of ``seat`` (to act, in the play phase) and their Q values."""
+        """The legal action ids of ``seat`` (to act: in the play phase, or in any phase for a
+        whole-hand model) and their Q values."""
         self._check(game)
-        if game.phase != "PLAY" or game.current_seat != seat:
-            raise ArgumentError(f"seat {seat} has no play decision to make now")
+        whole = self.model.whole
+        if game.current_seat != seat or game.is_over or (game.phase != "PLAY" and not whole):
+            raise ArgumentError(f"seat {seat} has no {'' if whole else 'play '}decision to make now")
         ids = np.asarray(game.legal_action_ids(), dtype=np.int64)
         obs = encode.compact(game, seat)
-        position = int(self.model.features.position(obs[None])[0])
+        f = self.model.features
+        position = f.decision_position if game.phase != "PLAY" else int(f.position(obs[None])[0])
         hist = self.history(game) if self.model.net["arch"] == "lstm" else None
         return ids, self.model.q_values(position, obs, ids, hist)
 
     def act(self, game: Any, seat: int) -> Any:
-        if game.phase != "PLAY":
+        if game.phase != "PLAY" and not self.model.whole:
             return self.bidder.act(game, seat)
         ids, q = self.scores(game, seat)
         return int(ids[int(np.argmax(q))])

@@ -1,11 +1,16 @@
-"""Deep Monte-Carlo training of the play phase (DouZero's algorithm, on ddz's vector env).
+"""Deep Monte-Carlo training (DouZero's algorithm, on ddz's vector env) of whole hands, the
+auction included (``whole=True``, the default), or of the play phase alone (``whole=False``).
 
 Each decision of a hand is a *frame*: (the seat's compact observation, the action it took, the
 recent plays). When the hand ends, every frame of it gets the Monte-Carlo return of its seat
-(``wp``: +1 won / -1 lost; ``adp``: that times 2 to the bomb-class plays of the hand; ``score``:
-the play phase's score of the seat, ``VectorEnv``'s reward), and the Q network of the frame's
-*position* (0 the landlord, 1 the seat after it, ...: CLASSIC3's landlord, landlord_down,
-landlord_up) is regressed on it (mean squared error). Actors choose ε-greedily by the current
+(``wp``: +1 its side won / -1 lost, 0 in a hand without a winner; ``adp``: that times 2 to the
+bomb-class plays of the hand; ``score``: the seat's score, ``VectorEnv``'s reward: whole hands'
+scores as the variant scores them over its ``REWARD_SCALE``, or the play phase's score), and the
+Q network of the frame's *position* is regressed on it (mean squared error): in the play phase
+0 the landlord, 1 the seat after it, ... (CLASSIC3's landlord, landlord_down, landlord_up); in
+whole hands one more network, ``players``, scores the decisions (the bids, grabs, shows, 明/暗打,
+TWOP's 明牌开始 and 翻身 / 压迫) from the same returns, on features that include the auction and
+the factors (``ddz.learn.features``, ``whole=True``). Actors choose ε-greedily by the current
 networks.
 
 The shape that makes it fast: an actor steps ``tables`` tables of a ``ddz.VectorEnv`` at once,
@@ -51,6 +56,7 @@ from ..core.variants import by_alias
 from .vector_env import VectorEnv
 from .bot import NeuralBot
 from .features import GROUP, HISTORY, Features, features_for
+from .rewards import REWARD_SCALE
 from .model import NeuralModel
 from .nets import net_config
 from .torch_nets import QModel
@@ -83,6 +89,7 @@ class TrainConfig:
     """Everything a run depends on (saved as the run's ``config.json``)."""
 
     variant: str = "classic"
+    whole: bool = True
     objective: str = "adp"
     net: str = "small"
     hidden: Optional[List[int]] = None
@@ -106,6 +113,8 @@ class TrainConfig:
 
     def check(self) -> "TrainConfig":
         rules_for(self.variant)
+        if not isinstance(self.whole, bool):
+            raise ArgumentError(f"whole must be true or false, not {shown(self.whole)}")
         net_config(self.net, self.hidden)
         if self.objective not in OBJECTIVES:
             raise ArgumentError(f"objective must be one of {', '.join(OBJECTIVES)}, not {shown(self.objective)}")
@@ -135,6 +144,7 @@ class TrainConfig:
         unknown = set(d) - known
         if unknown:
             raise ArgumentError(f"unknown training options {sorted(unknown)}")
+        d = {"whole": False, **d}  # a run recorded before whole hands trained the play phase
         return cls(**d).check()
 
 
@@ -219,11 +229,13 @@ class FrameBuffer:
 
 def score_actions(model: QModel, feats: Features, obs: npt.NDArray[np.int8], ids: npt.NDArray[np.integer],
                   offsets: npt.NDArray[np.int64], hist: Optional[npt.NDArray[np.integer]],
-                  lstm: bool) -> npt.NDArray[np.float32]:
-    """Q of every legal action of every table (rows as ``ids``), one forward pass per position."""
+                  lstm: bool, pos: Optional[npt.NDArray[np.int64]] = None) -> npt.NDArray[np.float32]:
+    """Q of every legal action of every table (rows as ``ids``), one forward pass per position
+    (``pos``: each table's network; by default its seat's play position)."""
     counts = np.diff(offsets)
     seg = np.repeat(np.arange(len(obs)), counts)
-    pos = feats.position(obs)
+    if pos is None:
+        pos = feats.position(obs)
     q = np.empty(len(ids), dtype=np.float32)
     sf = feats.state(obs)
     af = feats.actions(ids)
@@ -254,8 +266,8 @@ def greedy(q: npt.NDArray[np.float32], offsets: npt.NDArray[np.int64]) -> npt.ND
 
 
 class Actor:
-    """``tables`` tables of a VectorEnv played ε-greedily; ``step`` returns the frames of the hands
-    that ended, by position."""
+    """``tables`` tables of a VectorEnv (whole hands when ``feats.whole``) played ε-greedily;
+    ``step`` returns the frames of the hands that ended, by position."""
 
     def __init__(self, rules: Rules, feats: Features, tables: int, objective: str, epsilon: float,
                  lstm: bool) -> None:
@@ -263,13 +275,17 @@ class Actor:
         self.objective, self.epsilon, self.lstm = objective, epsilon, lstm
         self.env: Optional[VectorEnv] = None
         self.players = rules.players
+        self.whole = feats.whole
+        self.positions = self.players + (1 if self.whole else 0)
+        self.pass_id = rules.pass_id
+        self.scale = float(REWARD_SCALE[rules.variant]) if self.whole else 1.0
         self.frames_made = 0
 
     def reset(self, seed: int) -> None:
         """New hands on every table (partial hands are dropped), the env and exploration seeded."""
         n = self.n
         if self.env is None:
-            self.env = VectorEnv(self.rules, n, seed=seed % 2**63, auction=False)
+            self.env = VectorEnv(self.rules, n, seed=seed % 2**63, auction=self.whole)
         self.st = self.env.reset(seed % 2**63)
         self.rng = np.random.default_rng(seed)
         self.cap = 64
@@ -293,7 +309,8 @@ class Actor:
 
     def step(self, model: QModel) -> List[Tuple[int, Any, Any, Any, Any]]:
         st, n = self.st, self.n
-        q = score_actions(model, self.feats, st.obs, st.legal_ids, st.legal_offsets, self.hist, self.lstm)
+        pos = self._positions(st)
+        q = score_actions(model, self.feats, st.obs, st.legal_ids, st.legal_offsets, self.hist, self.lstm, pos)
         rows = greedy(q, st.legal_offsets)
         if self.epsilon > 0:
             explore = self.rng.random(n) < self.epsilon
@@ -309,27 +326,34 @@ class Actor:
         self.t_act[ar, j] = actions
         self.t_hist[ar, j] = self.hist
         self.t_seat[ar, j] = st.seat
-        pos = self.feats.position(st.obs)
         self.t_pos[ar, j] = pos
         self.length += 1
         self.bombs += self.feats.is_bomb[actions]
-        self.hist[:, :-1] = self.hist[:, 1:]
-        self.hist[:, -1] = actions
+        plays = actions <= self.pass_id  # the history holds plays and passes, not decisions
+        self.hist[plays, :-1] = self.hist[plays, 1:]
+        self.hist[plays, -1] = actions[plays]
         nxt = self.env.step(actions)  # type: ignore[union-attr]
         out: List[Tuple[int, Any, Any, Any, Any]] = []
         done = np.flatnonzero(nxt.done)
         if len(done):
-            out = self._finish(done, pos[done] == 0, nxt.reward[done])
+            t = nxt.terminal  # rows in the order of done (both list the finished tables ascending)
+            out = self._finish(done, t.landlord.astype(np.int64), t.winner.astype(np.int64), nxt.reward[done])
             self.length[done] = 0
             self.bombs[done] = 0
             self.hist[done] = -1
         self.st = nxt
         return out
 
-    def _finish(self, done: npt.NDArray[np.int64], landlord_won: npt.NDArray[np.bool_],
+    def _positions(self, st: Any) -> npt.NDArray[np.int64]:
+        """Each table's network: the decision network where the seat chooses among decisions."""
+        if not self.whole:
+            return self.feats.position(st.obs)
+        return self.feats.positions(st.obs, st.legal_ids[st.legal_offsets[:-1]] > self.pass_id)
+
+    def _finish(self, done: npt.NDArray[np.int64], landlord: npt.NDArray[np.int64], winner: npt.NDArray[np.int64],
                 reward: npt.NDArray[np.float32]) -> List[Tuple[int, Any, Any, Any, Any]]:
-        """The frames of the hands of tables ``done`` with their returns (the seat that played
-        last went out: its side won)."""
+        """The frames of the hands of tables ``done`` with their returns (``winner``: 0 the
+        landlord's side won, 1 the farmers', -1 neither)."""
         lengths = self.length[done]
         mask = np.arange(int(lengths.max()))[None, :] < lengths[:, None]
         cut = mask.shape[1]
@@ -339,16 +363,16 @@ class Actor:
         seat = self.t_seat[done, :cut][mask].astype(np.int64)
         pos = self.t_pos[done, :cut][mask]
         table = np.repeat(np.arange(len(done)), lengths)
-        won = (pos == 0) == landlord_won[table]
-        sign = np.where(won, 1.0, -1.0).astype(np.float32)
+        won = (seat == landlord[table]) == (winner[table] == 0)
+        sign = np.where(winner[table] < 0, 0.0, np.where(won, 1.0, -1.0)).astype(np.float32)
         if self.objective == "wp":
             ret = sign
         elif self.objective == "adp":
             ret = sign * np.exp2(self.bombs[done][table]).astype(np.float32)
         else:
-            ret = reward[table, seat].astype(np.float32)
+            ret = (reward[table, seat] / self.scale).astype(np.float32)
         self.frames_made += len(act)
-        return [(p, obs[pos == p], act[pos == p], hist[pos == p], ret[pos == p]) for p in range(self.players)]
+        return [(p, obs[pos == p], act[pos == p], hist[pos == p], ret[pos == p]) for p in range(self.positions)]
 
 
 def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames_q: Any, stop: Any) -> None:
@@ -416,10 +440,11 @@ class Trainer:
         # torch.use_deterministic_algorithms is not called: it imports torch's compiler (15 s).
         torch.set_num_threads(1)
         self.rules = rules_for(cfg.variant)
-        self.feats = features_for(self.rules)
+        self.whole = cfg.whole
+        self.feats = features_for(self.rules, self.whole)
         self.net = net_config(cfg.net, cfg.hidden)
         self.lstm = self.net["arch"] == "lstm"
-        self.positions = self.rules.players
+        self.positions = self.rules.players + (1 if self.whole else 0)
         torch.manual_seed(_mix(cfg.seed, 1) % 2**63)
         self.model = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
                             GROUP * self.feats.move_dim)
@@ -450,7 +475,7 @@ class Trainer:
         so the run's log continues its curve)."""
         m = NeuralModel.load(path)
         if m.rules != self.rules or m.net["arch"] != self.net["arch"] or m.net["hidden"] != self.net["hidden"] \
-                or m.net.get("lstm") != self.net.get("lstm"):
+                or m.net.get("lstm") != self.net.get("lstm") or m.whole != self.whole:
             raise ArgumentError(f"{shown(path)} holds a {m.net.get('preset')} network {m.net['hidden']} for "
                                 f"{m.rules!r}; this run trains {self.config.net} {self.net['hidden']} for "
                                 f"{self.rules!r}")
@@ -522,13 +547,15 @@ class Trainer:
         """The current networks as a torch-free model."""
         cfg = self.config
         return NeuralModel(self.rules, self.net, self.model.arrays(),
-                           meta={"frames": self.frames, "objective": cfg.objective, "variant": cfg.variant})
+                           meta={"frames": self.frames, "objective": cfg.objective, "variant": cfg.variant,
+                                 "whole": self.whole, "cpu_seconds": round(self.cpu_seconds, 1)})
 
     def evaluate(self, games: Optional[int] = None) -> Dict[str, float]:
-        """The current model (NeuralBot, bidding as RuleBot) against RuleBot in every other seat,
-        ``ddz.evaluate``'s duplicate deals (fixed: ``eval_seed``)."""
+        """The current model (NeuralBot: a whole-hand model bids by its network, a play-phase one
+        as RuleBot) against RuleBot in every other seat, ``ddz.evaluate``'s duplicate deals
+        (fixed: ``eval_seed``)."""
         bot = NeuralBot(self.neural_model())
-        agents = [bot] + [_bots.RuleBot() for _ in range(self.positions - 1)]
+        agents = [bot] + [_bots.RuleBot() for _ in range(self.rules.players - 1)]
         res = evaluate(agents, self.rules, games=games or self.config.eval_games, seed=self.config.eval_seed)
         s = res["NeuralBot"]
         return {"eval_wp": s.overall.win_rate, "eval_wp_landlord": s.landlord.win_rate,
@@ -626,7 +653,8 @@ class Trainer:
             pts = [(float(r["frames"]), float(r[f"loss_p{p}"])) for r in rows
                    if r.get(f"loss_p{p}") not in (None, "", "nan")]
             if pts:
-                ax2.plot([x for x, _ in pts], [y for _, y in pts], label=f"position {p}")
+                ax2.plot([x for x, _ in pts], [y for _, y in pts],
+                         label=f"position {p}" if p < self.rules.players else "decisions")
         ax2.set_xlabel("frames")
         ax2.set_ylabel("loss")
         ax2.legend()

@@ -60,16 +60,22 @@ def rules_from_record(rec: Mapping[str, Any]) -> Rules:
 
 @dataclass
 class NeuralModel:
-    """The weights (``p{position}.{name}`` float32 arrays) and the record of a model."""
+    """The weights (``p{position}.{name}`` float32 arrays) and the record of a model. ``whole``
+    (the record's ``"whole"``): a whole-hand model, whose last network (``p{players}``) scores
+    the decisions (bids, TWOP's 翻身 / 压迫) on the whole-hand features; else a play-phase model."""
 
     rules: Rules
     net: Dict[str, Any]
     arrays: Dict[str, npt.NDArray[np.float32]] = field(repr=False)
     meta: Dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def whole(self) -> bool:
+        return bool(self.meta.get("whole", False))
+
     def __post_init__(self) -> None:
-        self.features: Features = features_for(self.rules)
-        self.positions = self.rules.players
+        self.features: Features = features_for(self.rules, self.whole)
+        self.positions = self.rules.players + (1 if self.whole else 0)
         f = self.features
         shapes = param_shapes(self.net, f.state_dim, f.action_dim, 3 * f.move_dim)
         self._params = []
@@ -105,7 +111,7 @@ class NeuralModel:
         meta.update({"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION,
                      "rules": rules_record(self.rules), "net": self.net,
                      "action_space": action_space_fingerprint(self.rules),
-                     "encoder": encoder_fingerprint(self.rules)})
+                     "encoder": encoder_fingerprint(self.rules, self.whole), "whole": self.whole})
         blob = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
         tmp = f"{os.fspath(path)}.tmp.npz"
         files: Dict[str, Any] = {_META: blob, **self.arrays}
@@ -137,7 +143,9 @@ class NeuralModel:
             rules = rules_from_record(meta["rules"])
         except (KeyError, TypeError, DdzError) as e:
             raise ModelError(f"{shown(os.fspath(path))}: its rules cannot be rebuilt ({e})") from None
-        for what, now in (("action_space", action_space_fingerprint(rules)), ("encoder", encoder_fingerprint(rules))):
+        whole = bool(meta.get("whole", False))
+        for what, now in (("action_space", action_space_fingerprint(rules)),
+                          ("encoder", encoder_fingerprint(rules, whole))):
             if meta.get(what) != now:
                 raise ModelError(f"{shown(os.fspath(path))} was trained with {what} {meta.get(what)!r} for "
                                  f"{rules!r}; this ddz has {now!r}: retrain the model for this build")
