@@ -1,7 +1,8 @@
 """For learning agents: the encoders (``ddz.learn.encode``), ``VectorEnv``, the framework
 environments (``ddz.learn.envs``, also reachable as ``ddz.envs``), and agents that learn: a Deep
 Monte-Carlo trainer (``ddz.learn.dmc``, needs torch: ``pip install
-".[learn]"``) and ``NeuralBot``, which plays a trained model with numpy only.
+".[learn]"``) and ``NeuralBot``, which plays a trained model with numpy only; the models shipped
+with ddz, one per variant (``SHIPPED``, ``shipped_model``, ``NeuralBot.shipped``; docs/models.md).
 
 Importing ``ddz.learn`` does not import torch; the trainer's names (``Trainer``,
 ``TrainConfig``) load it on first use. See docs/learning.md.
@@ -14,8 +15,9 @@ from .bot import NeuralBot
 from .features import ENCODER_VERSION, Features, features_for
 from .model import ModelError, NeuralModel
 from .nets import PRESETS
+from .shipped import SHIPPED, shipped_model
 
-__all__ = ["NeuralBot", "NeuralModel", "ModelError", "Features", "features_for", "ENCODER_VERSION", "PRESETS",
+__all__ = ["NeuralBot", "NeuralModel", "ModelError", "SHIPPED", "shipped_model", "Features", "features_for", "ENCODER_VERSION", "PRESETS",
            "Trainer", "TrainConfig"]
 
 

@@ -10,6 +10,7 @@ import numpy.typing as npt
 from . import encode
 from ..search.bots import Bot, RuleBot
 from ..core.errors import ArgumentError, ArgumentTypeError, shown
+from ..core.rules import Rules
 from .features import HISTORY
 from .model import ModelError, NeuralModel
 
@@ -24,7 +25,8 @@ class NeuralBot(Bot):
 
     ``model`` is a model file (``.npz``, written by ``ddz train`` as ``model.npz``) or a loaded
     ``NeuralModel``. The forward pass is numpy; torch is not needed. A game under other rules than
-    the model's raises ``ModelError``. Stateless between calls (one instance may sit at every
+    the model's (up to the ``STAKE_OPTIONS``: a room's stakes and clock) raises ``ModelError``.
+    ``NeuralBot.shipped("classic")`` plays the model shipped with ddz for a variant. Stateless between calls (one instance may sit at every
     seat; ``ddz.evaluate``'s per-hand copies share the weights)."""
 
     def __init__(self, model: Union[str, "os.PathLike[str]", NeuralModel], *, bidder: Optional[Bot] = None,
@@ -38,15 +40,29 @@ class NeuralBot(Bot):
         self.rules = self.model.rules
         self.bidder = bidder if bidder is not None else RuleBot()
         self.name = name or "NeuralBot"
+        self._checked: Optional[Rules] = self.rules  # the last rules value found playable
         moves = self.rules.action_space_array()
         self._id_of: Dict[int, int] = {int(m): i for i, m in enumerate(moves)}
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "NeuralBot":
         return self  # no state changes between calls; copying the weights per hand buys nothing
 
+    @classmethod
+    def shipped(cls, variant_or_rules: Union[str, Rules], *, bidder: Optional[Bot] = None,
+                name: Optional[str] = None) -> "NeuralBot":
+        """The bot of the model shipped with ddz for a variant (``"classic"``, ``"twop"``,
+        ``"bengbu"``, any alias) or a ``Rules`` value (``ddz.learn.shipped_model``; ``ModelError``
+        when none is shipped for it or it does not play those rules). The model is read once
+        per process and shared."""
+        from .shipped import shipped_model
+        return cls(shipped_model(variant_or_rules), bidder=bidder, name=name)
+
     def _check(self, game: Any) -> None:
-        if game.rules != self.rules:
-            raise ModelError(f"this model plays {self.rules!r}, not {game.rules!r}")
+        rules = game.rules
+        if rules is self._checked:
+            return
+        self.model.check_rules(rules)
+        self._checked = rules
 
     def history(self, game: Any) -> npt.NDArray[np.int32]:
         """The last ``HISTORY`` play-phase action ids of the hand, oldest first, -1 for none."""

@@ -36,7 +36,7 @@ def _one_blas_thread() -> Any:
     return _controller.limit(limits=1, user_api="blas")
 
 
-__all__ = ["ModelError", "NeuralModel", "MODEL_FORMAT", "rules_record", "rules_from_record"]
+__all__ = ["ModelError", "NeuralModel", "MODEL_FORMAT", "STAKE_OPTIONS", "rules_record", "rules_from_record"]
 
 MODEL_FORMAT = "ddz-neural-model"
 MODEL_FORMAT_VERSION = 1
@@ -46,6 +46,17 @@ _META = "__meta__"
 class ModelError(DdzError):
     """A model file that cannot be read, or that was trained for other rules, another action
     space or another encoder than this build of ddz has."""
+
+
+#: Rule options a model need not share with a game to play it: they scale a hand's score or settle
+#: coins (a room's stakes: TWOP's initial multiplier and coin-room factors, BENGBU4's point value),
+#: or set the clock and matchmaking. The deal, the auction and the plays are the same under any of
+#: their values, and so are the observation and the action space.
+STAKE_OPTIONS = frozenset({
+    "move_timeout_s", "timeout_policy", "match_stage2_after_s", "match_stage3_after_s",
+    "twop_initial_multiplier", "twop_room_coefficient", "twop_coin_win_factor", "twop_max_win_factor",
+    "bengbu_point_value",
+})
 
 
 def rules_record(rules: Rules) -> Dict[str, Any]:
@@ -88,6 +99,21 @@ class NeuralModel:
                                      f"{self.net.get('preset')} needs {shape}")
                 params[name] = np.ascontiguousarray(a, dtype=np.float32)
             self._params.append(params)
+
+    def plays(self, rules: Rules) -> bool:
+        """Whether this model plays a game under ``rules``: the model's own rules, up to the
+        ``STAKE_OPTIONS`` (a room's stakes and clock: the same hands, bids and plays)."""
+        if rules is self.rules or rules == self.rules:
+            return True
+        if not isinstance(rules, Rules) or rules.variant != self.rules.variant:
+            return False
+        mine, theirs = dict(self.rules.options), dict(rules.options)
+        return all(mine.get(k) == theirs.get(k) for k in set(mine) | set(theirs) if k not in STAKE_OPTIONS)
+
+    def check_rules(self, rules: Rules) -> None:
+        """Raises ``ModelError`` unless this model plays ``rules`` (``plays``)."""
+        if not self.plays(rules):
+            raise ModelError(f"this model plays {self.rules!r}, not {rules!r}")
 
     @property
     def num_params(self) -> int:

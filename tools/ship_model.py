@@ -1,0 +1,131 @@
+"""Ships a training run's model with ddz: copies ``RUN_DIR/model.npz`` to
+``src/ddz/learn/models/{variant}.npz`` and writes its entry in ``models/index.json``.
+
+    python tools/ship_model.py benchmarks/results/train-classic-whole --hardware "2 shared cores"
+    python tools/ship_model.py RUN_DIR --check      # only say whether it could be shipped
+
+The model must load (``NeuralModel.load``: this build's action space and encoder) and be at
+most ``MAX_MODEL_BYTES`` (8 MiB). The entry records the file's size and SHA-256 (checked at
+load), the rules, the network, the feature set, the frames, and from the run's ``config.json``
+and ``log.csv`` the seed, the objective, the training and CPU seconds, the last evaluation
+against RuleBot and the ``ddz train`` command that reproduces the run. Then update the model
+card (docs/models.md) and run tests/test_learn_shipped.py.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import os
+import shutil
+import sys
+from typing import Any, Dict, List, Optional
+
+from ddz.learn import NeuralModel
+from ddz.learn.shipped import INDEX_FILE, INDEX_FORMAT, MAX_MODEL_BYTES, MODELS_DIR
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC_MODELS = os.path.join(ROOT, "src", "ddz", "learn", "models")
+
+# config.json keys and their ddz train options, for the reproducing command (defaults left out)
+_OPTIONS = ("objective", "net", "hidden", "tables", "batch_size", "lr", "optimizer", "epsilon", "mode", "actors",
+            "eval_every", "eval_games", "checkpoint_every")
+_DEFAULTS = {"objective": "adp", "net": "small", "hidden": None, "tables": 256, "batch_size": 1024, "lr": 0.001,
+             "optimizer": "adam", "epsilon": 0.01, "mode": "single", "actors": 1, "eval_every": 500_000,
+             "eval_games": 100, "checkpoint_every": 500_000}
+
+
+def _last_rows(path: str) -> List[Dict[str, str]]:
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def train_command(variant: str, config: Dict[str, Any], frames: int, out: str) -> str:
+    """The ``ddz train`` command that reproduces a run of ``config`` (its frame budget given)."""
+    parts = ["ddz", "train", "--variant", config.get("variant", variant)]
+    for k in _OPTIONS:
+        v = config.get(k)
+        if k in config and v != _DEFAULTS[k] and v is not None:
+            flag = "--" + k.replace("_", "-")
+            parts += [flag, ",".join(map(str, v)) if isinstance(v, list) else str(v)]
+    if config.get("whole") is False:
+        parts.append("--play-only")
+    parts += ["--seed", str(config.get("seed", 0)), "--frames", str(frames), "--out", out]
+    return " ".join(parts)
+
+
+def entry_for(run_dir: str, hardware: Optional[str], source: Optional[str] = None) -> Dict[str, Any]:
+    src = os.path.join(run_dir, "model.npz")
+    model = NeuralModel.load(src)  # ModelError when this build cannot play it
+    size = os.path.getsize(src)
+    if size > MAX_MODEL_BYTES:
+        raise SystemExit(f"{src} is {size:,} bytes; a shipped model is at most {MAX_MODEL_BYTES:,}")
+    with open(src, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    variant = model.rules.variant
+    config: Dict[str, Any] = {}
+    if os.path.exists(os.path.join(run_dir, "config.json")):
+        with open(os.path.join(run_dir, "config.json"), encoding="utf-8") as f:
+            config = json.load(f)
+    rows = _last_rows(os.path.join(run_dir, "log.csv"))
+    timed = [r for r in rows if r.get("train_seconds")]
+    evals = [r for r in rows if r.get("eval_wp")]
+    frames = int(model.meta.get("frames", 0))
+    entry: Dict[str, Any] = {
+        "file": f"{variant}.npz", "bytes": size, "sha256": digest,
+        "variant": variant, "rules": repr(model.rules), "preset": model.rules.preset,
+        "whole": model.whole, "net": model.net, "params": model.num_params,
+        "objective": model.meta.get("objective", config.get("objective")), "frames": frames,
+        "encoder": model.meta.get("encoder"), "action_space": model.meta.get("action_space"),
+        "seed": config.get("seed"), "source": source or os.path.relpath(os.path.abspath(run_dir), ROOT),
+        "train_command": train_command(variant, {**config, "whole": model.whole}, frames,
+                                       f"runs/{variant}"),
+    }
+    if timed:
+        last = timed[-1]
+        entry["train_seconds"] = float(last["train_seconds"])
+        if last.get("cpu_seconds"):
+            entry["cpu_seconds"] = float(last["cpu_seconds"])
+    if evals:
+        e = evals[-1]
+        entry["eval_vs_rulebot"] = {k: float(e[k]) for k in ("eval_wp", "eval_wp_landlord", "eval_wp_farmer",
+                                                             "eval_score", "eval_games") if e.get(k)}
+    if hardware:
+        entry["hardware"] = hardware
+    return entry
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("run_dir", help="a ddz train --out folder holding model.npz (and config.json, log.csv)")
+    ap.add_argument("--hardware", default=None, help="what the run trained on, for the model card (default: unsaid)")
+    ap.add_argument("--source", default=None, help="the run's name in the index (default: RUN_DIR from the repository)")
+    ap.add_argument("--check", action="store_true", help="only check the model and print its entry")
+    args = ap.parse_args(argv)
+    entry = entry_for(args.run_dir, args.hardware, args.source)
+    print(json.dumps(entry, indent=2))
+    if args.check:
+        return 0
+    os.makedirs(SRC_MODELS, exist_ok=True)
+    index_path = os.path.join(SRC_MODELS, INDEX_FILE)
+    index: Dict[str, Any] = {"format": INDEX_FORMAT, "models": {}}
+    if os.path.exists(index_path):
+        with open(index_path, encoding="utf-8") as f:
+            index = json.load(f)
+    shutil.copyfile(os.path.join(args.run_dir, "model.npz"), os.path.join(SRC_MODELS, entry["file"]))
+    index["models"][entry["variant"]] = entry
+    index["models"] = dict(sorted(index["models"].items()))
+    with open(index_path, "w", encoding="utf-8") as f:
+        json.dump(index, f, indent=2, sort_keys=False)
+        f.write("\n")
+    if os.path.realpath(SRC_MODELS) != os.path.realpath(MODELS_DIR):
+        print(f"note: this ddz reads its models from {MODELS_DIR}, not {SRC_MODELS}", file=sys.stderr)
+    print(f"shipped {entry['variant']}: {entry['file']} ({entry['bytes']:,} bytes)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
