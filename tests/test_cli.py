@@ -281,3 +281,72 @@ def test_solve_bad_input_exits_2(capsys):
     assert "unknown card character 'X'" in capsys.readouterr().err
     assert main(["solve", "3", "4", "--sides", "0a"]) == 2
     assert main(["solve", "3", "4", "--prev", "34"]) == 2
+
+
+# ---- ddz play --bot neural -------------------------------------------------------------
+
+def _neural_inputs(bot, rules, seed, seat=0):
+    """The input lines of a player taking the first legal action against ``bot`` in every other
+    seat (what ``ddz play --bot neural`` seats), and the game that results."""
+    g = ddz.Game(rules, seed=seed)
+    for s in range(g.num_players):
+        if s != seat:
+            g.set_bot(s, bot)
+    lines = []
+    while True:
+        g.step_bots()
+        if g.is_over:
+            break
+        token = g.legal_actions()[0]
+        if g.legal_actions() != ["PASS"]:
+            lines.append(token[5:] if token.startswith("PLAY ") else ("pass" if token == "PASS" else token.lower()))
+        g.apply(token)
+    return lines, g
+
+
+def test_play_against_the_shipped_neural_model():
+    from ddz.learn import NeuralBot
+    lines, expect = _neural_inputs(NeuralBot.shipped("classic"), ddz.Rules.classic(), seed=5)
+    code, out = run(["play", "--bot", "neural", "--seed", "5"], "\n".join(lines) + "\n")
+    assert code == 0, out
+    assert "bots: neural" in out and "hand over" in out and "Traceback" not in out
+    assert "scores: " + " ".join(str(x) for x in expect.result.scores) in out
+
+
+def test_play_against_a_model_file(tmp_path):
+    """``--model PATH`` plays that file (and implies --bot neural); a whole-hand model bids too;
+    without --variant the game is under the model's rules."""
+    from ddz.learn import NeuralBot
+    from test_learn_bot import random_model
+    m = random_model(ddz.Rules.two_player(), hidden=[16], whole=True, seed=3)
+    path = tmp_path / "twop.npz"
+    m.save(path)
+    lines, expect = _neural_inputs(NeuralBot(m), ddz.Rules.two_player(), seed=2)
+    code, out = run(["play", "--model", str(path), "--seed", "2"], "\n".join(lines) + "\n")
+    assert code == 0, out
+    assert "ddz two_player" in out and "bots: neural" in out
+    assert "scores: " + " ".join(str(x) for x in expect.result.scores) in out
+    code, out = run(["play", "--model", str(path), "--variant", "twop", "--seed", "2"], "\n".join(lines) + "\n")
+    assert code == 0 and "scores: " + " ".join(str(x) for x in expect.result.scores) in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--bot", "neural", "--variant", "bengbu"], "no model is shipped for bengbu"),
+    (["--model", "NOFILE"], "cannot read model"),
+    (["--model", "JUNK"], "cannot read model"),
+    (["--model", "TWOP", "--variant", "classic"], "plays Rules.two_player(), not Rules.classic()"),
+    (["--model", "TWOP", "--bot", "rules"], "--model is the neural bots' model"),
+])
+def test_play_neural_errors_are_one_line(argv, words, tmp_path, capsys):
+    from ddz.learn import SHIPPED
+    from test_learn_bot import random_model
+    if "bengbu" in argv and "bengbu" in SHIPPED:
+        pytest.skip("a BENGBU4 model is shipped")
+    (tmp_path / "junk.npz").write_bytes(b"not a model")
+    random_model(ddz.Rules.two_player(), hidden=[8]).save(tmp_path / "twop.npz")
+    paths = {"NOFILE": str(tmp_path / "none.npz"), "JUNK": str(tmp_path / "junk.npz"),
+             "TWOP": str(tmp_path / "twop.npz")}
+    code, out = run(["play", "--seed", "1"] + [paths.get(a, a) for a in argv], "")
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in out + err
+    assert err.count("\n") == 1 and err.startswith("ddz play: ") and words in err, err

@@ -19,7 +19,7 @@ from ..core.rules import Rules
 from ..search.simulate import simulate
 from . import solve as _cli_solve
 from . import train as _cli_train
-from .play import VARIANTS, play_markup, print_result, rules_of, run_play, show_cards
+from .play import BOT_KINDS, VARIANTS, play_markup, print_result, rules_of, run_play, show_cards
 from ..search.simulate import MAX_THREADS, concat
 from ..core.cards import RANKS
 from ..hand.record import VIEW_FORMAT, read_view
@@ -258,11 +258,17 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Play one seat of a hand against bots. Type cards by rank (33344456), "
                                     "'pass', a decision (call, no_call, …, or its number), '?' for the legal "
                                     "plays. Standard input may be a pipe.")
-    pl.add_argument("--variant", default=rules_of("classic"), type=rules_of, metavar="NAME",
-                    help="rule variant: " + ", ".join(VARIANTS) + " (default classic)")
+    pl.add_argument("--variant", default=None, type=rules_of, metavar="NAME",
+                    help="rule variant: " + ", ".join(VARIANTS) + " (default classic; with --model, the "
+                         "model's rules)")
     pl.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     pl.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
-    pl.add_argument("--bot", default="rules", choices=["rules", "random"], help="the other seats' bots (default rules)")
+    pl.add_argument("--bot", default=None, choices=BOT_KINDS,
+                    help="the other seats' bots: rules (RuleBot), random, or neural (NeuralBot playing the model "
+                         "shipped with ddz for the variant, or --model) (default rules; neural with --model)")
+    pl.add_argument("--model", default=None, metavar="PATH",
+                    help="the model file (.npz, from ddz train) the neural bots play (default: the model shipped "
+                         "for the variant, docs/models.md)")
     pl.add_argument("--record", default=None, metavar="FILE", help="write the game record (JSON) to FILE "
                     "(also when the hand is abandoned; default: none written)")
     pl.add_argument("--no-auto-pass", action="store_true",

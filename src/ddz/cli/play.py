@@ -11,23 +11,27 @@ record when ``--record`` was given.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import Counter, OrderedDict
-from typing import Any, Dict, List, Optional, TextIO
+from typing import Any, Callable, Dict, List, Optional, TextIO, Tuple
 
 from rich.console import Console
 from rich.table import Table
 
 from ..search.bots import RandomBot, RuleBot
 from ..core.cards import RANKS, card_id, card_rank
+from ..core.errors import ArgumentError, DdzError
 from ..hand.game import Game
 from ..core.rules import Rules
 from ..core.variants import VARIANT
 
-__all__ = ["VARIANTS", "rules_of", "show_cards", "play_markup", "format_factors", "print_result", "run_play",
+__all__ = ["VARIANTS", "BOT_KINDS", "rules_of", "neural_bot", "show_cards", "play_markup", "format_factors", "print_result", "run_play",
            "DECISION_HELP"]
 
 # One set of variant names for every subcommand: the canonical names and their aliases.
 VARIANTS: Dict[str, str] = {alias: v.name for v in VARIANT.values() for alias in v.aliases}
+#: ``ddz play --bot``: RuleBot, RandomBot, or NeuralBot (a shipped model or ``--model``).
+BOT_KINDS = ("rules", "random", "neural")
 
 
 def rules_of(name: str) -> Rules:
@@ -251,16 +255,48 @@ class _Screen:
             con.print(f"[yellow]not accepted: {error}[/]")
 
 
+def neural_bot(rules: Optional[Rules], model: Optional[str]) -> Any:
+    """The ``NeuralBot`` of ``ddz play --bot neural``: the model file ``model``, or the model shipped
+    for ``rules``' variant (default CLASSIC3). ``ModelError`` (one line) when there is none, the
+    file is not a model this ddz plays, or it plays other rules than ``rules``."""
+    from ..learn import NeuralBot, NeuralModel  # numpy only; loaded when a neural bot is asked for
+    if model is None:
+        return NeuralBot.shipped(rules if rules is not None else Rules.classic())
+    bot = NeuralBot(NeuralModel.load(model))
+    if rules is not None:
+        bot.model.check_rules(rules)
+    return bot
+
+
+def _bots(args: argparse.Namespace) -> Tuple[Rules, str, Callable[[int], Any]]:
+    """The rules, the bot kind and a seat -> bot function of ``ddz play``'s options; ``DdzError``
+    (one line) for options that do not go together or a model that cannot be played."""
+    kind = args.bot or ("neural" if args.model is not None else "rules")
+    if args.model is not None and kind != "neural":
+        raise ArgumentError(f"--model is the neural bots' model: it does not go with --bot {kind}")
+    if kind == "neural":
+        bot = neural_bot(args.variant, args.model)
+        return args.variant or bot.rules, kind, lambda seat: bot
+    rules = args.variant or Rules.classic()
+    if kind == "rules":
+        return rules, kind, lambda seat: RuleBot()
+    return rules, kind, lambda seat: RandomBot(None if args.seed is None else args.seed + seat)
+
+
 def run_play(args: argparse.Namespace, stdin: TextIO, con: Console) -> int:
-    rules = args.variant
+    try:
+        rules, kind, bot_for = _bots(args)
+    except DdzError as e:
+        print(f"ddz play: {e}", file=sys.stderr)
+        return 2
     g = Game(rules, seed=args.seed)
     if not 0 <= args.seat < g.num_players:
         con.print(f"ddz play: --seat must be 0..{g.num_players - 1}")
         return 2
     for s in range(g.num_players):
         if s != args.seat:
-            g.set_bot(s, RuleBot() if args.bot == "rules" else RandomBot(None if args.seed is None else args.seed + s))
-    con.print(f"[bold]ddz {rules.variant}[/] · you are seat {args.seat} · seed {g.seed} · bots: {args.bot}")
+            g.set_bot(s, bot_for(s))
+    con.print(f"[bold]ddz {rules.variant}[/] · you are seat {args.seat} · seed {g.seed} · bots: {kind}")
     table = _Screen(con, g, args.seat, not args.no_auto_pass)
     status = 0
     try:
