@@ -60,6 +60,9 @@ class _Config:
 class _Server:
     config = _Config()
 
+    def bot_for(self, room):
+        return RuleBot()
+
 
 class _Receiver:
     """A session that only keeps what it is sent (protocol version 2)."""

@@ -27,6 +27,8 @@ from websockets.http11 import Request, Response
 
 from ..rooms.matchmaking import MATCH_TIERS, Matchmaker
 from ..rooms.room import ROOMS, Room
+from ..search.bots import Bot
+from .bots import BotChoice, bot_kinds, room_bots
 from .health import GcPauses, LoopLag
 from .names import name_problem
 from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse, refusal
@@ -79,6 +81,11 @@ class ServerConfig:
     without ``Origin`` (programs, not browsers) is always allowed. ``token_lifetime_s``: how long
     a token works; a connection's token is renewed (a ``token`` message) once a quarter of its
     lifetime has passed.
+    ``bot``: what plays the bot seats and the seats of absent players: ``"rules"`` (``RuleBot``)
+    or ``"neural"`` (``NeuralBot``) for every variant, or a kind per variant (``{"classic":
+    "neural"}``; a variant left out: rules). ``models``: model files (or ``NeuralModel`` values),
+    each played by the neural bots of its own variant instead of the model shipped with ddz
+    (``ddz.server.bots``). Checked and loaded once, by ``Server(config)``.
     """
     db: str = "ddz-server.sqlite3"
     move_timeout_s: Optional[float] = None
@@ -103,6 +110,8 @@ class ServerConfig:
     signup_limit: int = 20
     signup_window_s: float = 3600.0
     status: str = "local"
+    bot: BotChoice = "rules"
+    models: Tuple[Any, ...] = ()
 
 
 class SignupLimit:
@@ -177,6 +186,9 @@ class Server:
         self.storage = storage or open_storage(self.config.db)
         self.signups = SignupLimit(self.config.signup_limit, self.config.signup_window_s)
         self.rooms: Dict[str, Room] = {name: ROOMS[name] for name in self.config.rooms}
+        # the bot of each room's bot seats, every model loaded and checked here, once (ModelError)
+        self.bots: Dict[str, Bot] = room_bots(self.rooms, self.config.bot, self.config.models)
+        self.bot_kinds: Dict[str, str] = bot_kinds(self.rooms, self.config.bot)
         self.tables: Dict[str, Table] = {}
         self.by_player: Dict[str, Table] = {}     # a player sits at one table at a time
         # tables that have ended, kept for the grace period so that a player away at the end
@@ -332,6 +344,11 @@ class Server:
             return _response(409, f"the hand is {row.status}: no record to give\n", "text/plain")
         return _response(200, row.record, "application/json")
 
+    def bot_for(self, room: Room) -> Bot:
+        """The bot that plays a room's bot seats and its absent players' seats (shared by its
+        tables: the bots are stateless between calls)."""
+        return self.bots[room.name]
+
     def room_list(self) -> List[Dict[str, Any]]:
         out = []
         for name, room in self.rooms.items():
@@ -341,6 +358,7 @@ class Server:
             d["seats"] = room.players
             d["players"] = room.players  # the older name of seats, kept for the clients that read it
             d["matchmaking"] = name in self.matchmakers
+            d["bot"] = self.bot_kinds[name]
             out.append(d)
         return out
 

@@ -40,6 +40,14 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                     help="the time in which an address's --signup-limit comes back whole (default %(default)s)")
     sv.add_argument("--bot-delay", type=float, default=0.6, dest="bot_delay_s", metavar="SECONDS",
                     help="seconds a bot waits before it acts (default %(default)s)")
+    sv.add_argument("--bot", action="append", default=[], dest="bots", metavar="[VARIANT=]KIND",
+                    help="what plays the bot seats and absent players' seats: rules (RuleBot) or neural (NeuralBot "
+                         "playing the model shipped with ddz for the variant, or --model); VARIANT=KIND for one "
+                         "variant (classic, twop, bengbu), a later --bot overriding an earlier one, e.g. --bot "
+                         "classic=neural (default rules everywhere)")
+    sv.add_argument("--model", action="append", default=[], dest="models", metavar="PATH",
+                    help="a model file (.npz, from ddz train) for the neural bots of its own variant, instead of the "
+                         "shipped one; repeat for more variants (default: the shipped models)")
     sv.add_argument("--no-bot-tables", action="store_false", dest="bot_tables",
                     help="refuse join with bots, players wait for people (default: join with bots is served)")
     sv.add_argument("--rate", type=float, default=20.0,
@@ -115,6 +123,11 @@ def run(args: argparse.Namespace) -> int:
     if args.cluster and args.cluster_dead_s < 2 * args.match_interval_s:
         return _fail(f"--cluster-timeout ({args.cluster_dead_s:g} s) must be at least two heartbeats "
                      f"(--match-interval {args.match_interval_s:g} s)")
+    try:
+        from .bots import parse_bot
+        bot_choice = parse_bot(args.bots)
+    except ValueError as e:
+        return _fail(f"--bot: {e}")
     if not args.token_days > 0:
         return _fail(f"--token-days must be a positive number of days, not {args.token_days}")
     if args.reset_token is not None:
@@ -127,14 +140,15 @@ def run(args: argparse.Namespace) -> int:
                        starting_coins=args.starting_coins, bot_delay_s=args.bot_delay_s, bot_tables=args.bot_tables,
                        rate=args.rate, burst=args.burst, cluster=args.cluster, public_url=args.public_url,
                        match_interval_s=args.match_interval_s, cluster_dead_s=args.cluster_dead_s,
-                       signup_limit=args.signup_limit, signup_window_s=args.signup_window_s, status=args.status)
+                       signup_limit=args.signup_limit, signup_window_s=args.signup_window_s, status=args.status,
+                       bot=bot_choice, models=tuple(args.models))
     cfg.origins = tuple(args.origins)
     cfg.token_lifetime_s = args.token_days * 86400.0
 
     collector = GcPolicy(args.gc_young_s, args.gc_full_s, args.gc_threshold)
     try:
         srv = Server(cfg)
-    except ValueError as e:  # a database URL it cannot use
+    except ValueError as e:  # a database URL it cannot use, a model it cannot play (ModelError)
         return _fail(str(e))
 
     async def main() -> None:

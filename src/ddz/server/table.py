@@ -25,7 +25,7 @@ from ..hand.game import Game
 from .._core import IllegalAction
 from ..rooms.room import Room, settle
 from ..core.rules import Rules
-from ..search.bots import RuleBot
+from ..search.bots import Bot
 from .protocol import ProtocolError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -157,10 +157,11 @@ class Table:
         self._bot_timer: Optional[asyncio.TimerHandle] = None
         self._grace: Dict[int, asyncio.TimerHandle] = {}
         self._finishing: Optional["asyncio.Task[None]"] = None
-        self._bots: Dict[int, RuleBot] = {}
+        self.bot: Bot = server.bot_for(room)     # the room's bot: RuleBot or NeuralBot (ServerConfig.bot)
+        self._bots: Dict[int, Bot] = {}
         for s in self.robots:
-            self._bots[s] = RuleBot()
-            self.game.set_bot(s, self._bots[s])
+            self._bots[s] = self.bot
+            self.game.set_bot(s, self.bot)
 
     # ---- who is who ----
     def seat_of(self, seat_token: str) -> Optional[int]:
@@ -371,7 +372,7 @@ class Table:
         if seat not in g.bot_seats:
             return
         assert seat is not None
-        bot = self._bots.get(seat) or RuleBot()
+        bot = self._bots.get(seat) or self.bot
         g.apply(bot.act(g, seat), seat=seat)
         self._moved()
         self._event()
@@ -450,8 +451,8 @@ class Table:
     def go_absent(self, seat: int) -> None:
         """A bot plays the seat from now on; its player has ``grace_s`` to come back."""
         self.absent.add(seat)
-        self._bots[seat] = RuleBot()
-        self.game.set_bot(seat, self._bots[seat])
+        self._bots[seat] = self.bot
+        self.game.set_bot(seat, self.bot)
         loop = asyncio.get_running_loop()
         self._grace[seat] = loop.call_later(self.server.config.grace_s, self.escape, seat)
 

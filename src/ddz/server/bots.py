@@ -1,0 +1,131 @@
+"""The bots of a server's bot seats (``join`` with ``"bots": true``) and of absent players' seats,
+chosen by the host per variant: ``RuleBot`` (``"rules"``, the default) or ``NeuralBot``
+(``"neural"``) playing the model shipped with ddz for the variant or a model file the host gives.
+
+Why per variant and not per room: a model plays one variant's rules, and the rooms of a variant
+differ only in their stakes (``ddz.learn.model.STAKE_OPTIONS``: the same hands, bids and plays),
+so the rooms of one variant share one model. The rooms themselves are fixed settlement data
+(``ddz.ROOMS``, below ``ddz.learn`` in the layers), which a bot choice does not belong in.
+
+Every model is loaded once per server, when it is built (``Server(config)``), and checked against
+the rules of every room of its variant; anything wrong is one ``DdzError`` line (``ddz serve``
+prints it and exits 2). One bot serves every table of a room: both bots are stateless between
+calls.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterable, List, Mapping, Sequence, Union
+
+from ..core.errors import ArgumentError, ArgumentTypeError, shown
+from ..core.variants import VARIANT, by_alias
+from ..learn import ModelError, NeuralBot, NeuralModel, shipped_model
+from ..rooms.room import Room
+from ..search.bots import Bot, RuleBot
+from .table import rules_for
+
+__all__ = ["BOT_KINDS", "BotChoice", "parse_bot", "room_bots"]
+
+#: What may play a server's bot seats.
+BOT_KINDS = ("rules", "neural")
+
+#: ``ServerConfig.bot``: one kind for every variant, or a kind per variant name (others: rules).
+BotChoice = Union[str, Mapping[str, str]]
+
+
+def _variant(name: str) -> str:
+    try:
+        return by_alias(name).name
+    except KeyError:
+        names = ", ".join(a for v in VARIANT.values() for a in v.aliases)
+        raise ArgumentError(f"unknown variant {name!r}: use one of {names}") from None
+
+
+def _kind(kind: Any) -> str:
+    if kind not in BOT_KINDS:
+        raise ArgumentError(f"a bot is one of {', '.join(BOT_KINDS)}, not {shown(kind)}")
+    return str(kind)
+
+
+def parse_bot(specs: Iterable[str]) -> Dict[str, str]:
+    """``ddz serve --bot`` values in order, as a kind per variant: ``KIND`` sets every variant,
+    ``VARIANT=KIND`` one variant (a later value overrides an earlier one).
+
+    >>> parse_bot(["neural", "bengbu=rules"])
+    {'classic': 'neural', 'two_player': 'neural', 'bengbu': 'rules'}
+    """
+    out: Dict[str, str] = {}
+    for spec in specs:
+        if "=" in spec:
+            variant, kind = spec.split("=", 1)
+            out[_variant(variant)] = _kind(kind.strip())
+        else:
+            kind = _kind(spec.strip())
+            out.update({v: kind for v in VARIANT})
+    return out
+
+
+def _kinds(choice: BotChoice) -> Dict[str, str]:
+    if isinstance(choice, str):
+        return {v: _kind(choice) for v in VARIANT}
+    if not isinstance(choice, Mapping):
+        raise ArgumentTypeError(f"bot is a kind ({', '.join(BOT_KINDS)}) or a dict of them by variant, "
+                                f"not {shown(choice)}")
+    kinds = {v: "rules" for v in VARIANT}
+    kinds.update({_variant(str(v)): _kind(k) for v, k in choice.items()})
+    return kinds
+
+
+def _load(model: Union[str, "os.PathLike[str]", NeuralModel]) -> NeuralModel:
+    if isinstance(model, NeuralModel):
+        return model
+    if isinstance(model, (str, os.PathLike)):
+        return NeuralModel.load(model)
+    raise ArgumentTypeError(f"a model is a file path or a NeuralModel, not {shown(model)}")
+
+
+def room_bots(rooms: Mapping[str, Room], choice: BotChoice = "rules",
+              models: Sequence[Union[str, "os.PathLike[str]", NeuralModel]] = ()) -> Dict[str, Bot]:
+    """The bot of each room (by room name). ``choice``: ``"rules"`` or ``"neural"`` for every
+    variant, or a kind per variant (``{"classic": "neural"}``; a variant left out: rules).
+    ``models``: model files (or ``NeuralModel`` values), each for the variant of its own rules,
+    played instead of the model shipped for that variant. ``ModelError`` (one line) when a
+    neural variant has no model, a model cannot be read or does not play a room's rules, or a
+    model is given for a variant whose bots play rules."""
+    kinds = _kinds(choice)
+    served: Dict[str, List[str]] = {}
+    for name, room in rooms.items():
+        served.setdefault(room.variant, []).append(name)
+    given: Dict[str, NeuralModel] = {}
+    for m in models:
+        model = _load(m)
+        v = model.rules.variant
+        where = m if not isinstance(m, NeuralModel) else "a model"
+        if v in given:
+            raise ModelError(f"two models are given for {v}: {where} and another one")
+        if kinds[v] != "neural":
+            raise ModelError(f"{where} is a model for {v}, whose bots play {kinds[v]} (choose neural for {v})")
+        if v not in served:
+            raise ModelError(f"{where} is a model for {v}, and no room of this server plays {v}")
+        given[v] = model
+    bots: Dict[str, Bot] = {}
+    rule_bot = RuleBot()
+    for v, names in served.items():
+        if kinds[v] != "neural":
+            bots.update({n: rule_bot for n in names})
+            continue
+        try:
+            model = given[v] if v in given else shipped_model(v)
+            bot = NeuralBot(model)
+            for n in names:
+                model.check_rules(rules_for(rooms[n]))
+        except ModelError as e:
+            raise ModelError(f"the neural bots of the {v} rooms ({', '.join(names)}): {e}") from None
+        bots.update({n: bot for n in names})
+    return bots
+
+
+def bot_kinds(rooms: Mapping[str, Room], choice: BotChoice) -> Dict[str, str]:
+    """The kind of bot (``"rules"`` or ``"neural"``) each room's bot seats get."""
+    kinds = _kinds(choice)
+    return {name: kinds[room.variant] for name, room in rooms.items()}

@@ -1,0 +1,136 @@
+"""The bot that plays a server's bot seats, chosen per variant (``ServerConfig.bot``, ``ddz serve
+--bot [VARIANT=]rules|neural``, ``--model PATH``): NeuralBot plays the seats it is given, with the
+shipped model or a model file loaded once; the rooms say which bot they seat; a model that is
+missing, unreadable or of other rules stops the start in one line."""
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+
+import pytest
+
+pytest.importorskip("websockets")
+
+import ddz  # noqa: E402
+from ddz.learn import SHIPPED, ModelError, NeuralBot  # noqa: E402
+from ddz.server import Server, ServerConfig  # noqa: E402
+from ddz.server.bots import parse_bot  # noqa: E402
+
+from _client import Client, play_out, running  # noqa: E402
+from test_learn_bot import random_model  # noqa: E402
+
+SERVE = [sys.executable, "-m", "ddz.cli", "serve"]
+
+
+def run(coro, limit=120):
+    return asyncio.run(asyncio.wait_for(coro, limit))
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _replays_by(table, bot):
+    """Every action of the table's bot seats is the one ``bot`` chooses on the same state."""
+    g = table.game
+    replay = ddz.Game(g.rules, seed=g.seed)
+    bot_moves = 0
+    for seat, token in g.history:
+        if seat in table.robots:
+            assert replay.apply(bot.act(replay, seat), seat=seat) == token
+            bot_moves += 1
+        else:
+            assert replay.apply(token, seat=seat) == token
+    assert replay.is_over and replay.result == g.result
+    return bot_moves
+
+
+@pytest.mark.parametrize("room", ["novice", "score"])
+def test_neural_bots_play_the_bot_seats(room, tmp_path):
+    """CLASSIC3 by the shipped model, TWOP by a model file (a whole-hand one: it bids too)."""
+    twop = random_model(ddz.Rules.two_player(), hidden=[16], whole=True, seed=1)
+    twop.save(tmp_path / "twop.npz")
+
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3"), bot={"classic": "neural", "twop": "neural"},
+                           models=(str(tmp_path / "twop.npz"),)) as srv:
+            assert isinstance(srv.bots["novice"], NeuralBot) and isinstance(srv.bots["score"], NeuralBot)
+            assert srv.bots["novice"] is srv.bots["advanced"]            # one bot, one model per variant
+            assert type(srv.bots["bengbu"]).__name__ == "RuleBot"
+            c = await Client.connect(srv.port)
+            welcome = await c.hello("ann")
+            kinds = {r["name"]: r["bot"] for r in welcome["rooms"]}
+            assert kinds["novice"] == kinds["score"] == "neural" and kinds["bengbu"] == "rules"
+            await c.send({"type": "join", "room": room, "bots": True})
+            await c.expect("matched")
+            table = srv.tables[c.table]
+            assert table.bot is srv.bots[room]
+            (result,) = await play_out([c])
+            assert result["type"] == "result"
+            assert _replays_by(srv.finished[c.table], srv.bots[room]) > 0
+            await c.close()
+    run(main())
+
+
+def test_rule_bots_by_default_and_bot_choices():
+    srv = Server(ServerConfig(db=":memory:"))
+    assert {type(b).__name__ for b in srv.bots.values()} == {"RuleBot"}
+    assert set(srv.bot_kinds.values()) == {"rules"}
+    assert parse_bot([]) == {}
+    assert parse_bot(["neural", "bengbu4=rules", "twop=rules"]) == {
+        "classic": "neural", "two_player": "rules", "bengbu": "rules"}
+    for bad in (["smart"], ["chess=neural"], ["classic=smart"]):
+        with pytest.raises(ddz.ArgumentError):
+            parse_bot(bad)
+
+
+def test_models_that_cannot_serve_are_refused_at_construction(tmp_path):
+    random_model(ddz.Rules.two_player(), hidden=[8]).save(tmp_path / "twop.npz")
+    random_model(ddz.Rules.classic_douzero(), hidden=[8]).save(tmp_path / "dz.npz")
+    (tmp_path / "junk.npz").write_bytes(b"junk")
+    cases = [
+        (dict(bot={"twop": "rules", "classic": "neural"}, models=(str(tmp_path / "twop.npz"),)),
+         "whose bots play rules"),
+        (dict(bot={"classic": "neural"}, models=(str(tmp_path / "dz.npz"),)), "plays Rules.classic_douzero()"),
+        (dict(bot="neural", models=(str(tmp_path / "junk.npz"),)), "cannot read model"),
+        (dict(bot={"twop": "neural"}, models=(str(tmp_path / "twop.npz"), str(tmp_path / "twop.npz"))),
+         "two models"),
+    ]
+    if "bengbu" not in SHIPPED:
+        cases.append((dict(bot={"bengbu": "neural"}), "no model is shipped for bengbu"))
+    for config, words in cases:
+        with pytest.raises(ModelError, match=words.replace("(", r"\(").replace(")", r"\)")):
+            Server(ServerConfig(db=":memory:", **config))
+
+
+def _one_line(err):
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+def test_serve_with_a_model_it_cannot_play_is_one_line(tmp_path):
+    random_model(ddz.Rules.classic_douzero(), hidden=[8]).save(tmp_path / "dz.npz")
+
+    async def fails(*args):
+        p = await asyncio.create_subprocess_exec(*SERVE, "--db", str(tmp_path / "db.sqlite3"), "--port",
+                                                 str(_free_port()), *args, stdout=asyncio.subprocess.PIPE,
+                                                 stderr=asyncio.subprocess.PIPE)
+        try:
+            out, err = await asyncio.wait_for(p.communicate(), 60)
+        except asyncio.TimeoutError:
+            p.kill()
+            await p.wait()
+            raise AssertionError(f"ddz serve {args} started")
+        return p.returncode, _one_line(err.decode())
+
+    async def main():
+        code, line = await fails("--bot", "classic=neural", "--model", str(tmp_path / "dz.npz"))
+        assert code == 2 and line.startswith("ddz serve: ") and "classic_douzero" in line, line
+        code, line = await fails("--bot", "classic=genius")
+        assert code == 2 and line.startswith("ddz serve: --bot: ") and "genius" in line, line
+        assert not (tmp_path / "db.sqlite3").exists()      # nothing was touched
+    run(main())
