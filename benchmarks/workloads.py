@@ -293,6 +293,45 @@ def _run_pettingzoo_mask(w: Workload, repeat: int) -> Tuple[float, float, str]:
     return BE.pettingzoo_rate(make_rules(w.rules), w.hands, w.seed, repeat, pick="mask"), 0.0, "actions/s"
 
 
+def neural_leads(rules: ddz.Rules, deals_: int, seed: int) -> Tuple[object, List[ddz.Game]]:
+    """The shipped model's ``NeuralBot`` and the first ``deals_`` hands from seed ``seed`` on
+    (``Game(rules, seed=seed + k)``) whose auction, played by the bot (a play-phase model bids as
+    RuleBot), made a landlord: each at the landlord's first lead."""
+    from ddz.learn import NeuralBot
+
+    bot = NeuralBot.shipped(rules)
+    games: List[ddz.Game] = []
+    k = 0
+    while len(games) < deals_:
+        g = ddz.Game(rules, seed=seed + k)
+        k += 1
+        while not g.is_over and g.phase != "PLAY":
+            g.apply(bot.act(g, g.current_seat))
+        if not g.is_over:
+            games.append(g)
+    return bot, games
+
+
+def _run_neural_lead(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    """NeuralBot.act at the first lead of each hand, timed one by one: the rate is 1 / the median
+    decision time (best of ``repeat`` medians); moves = the legal leads it scored, on average."""
+    bot, games = neural_leads(make_rules(w.rules), w.hands, w.seed)
+    act = bot.act  # type: ignore[attr-defined]
+
+    def median() -> float:
+        times = []
+        for g in games:
+            seat = g.current_seat
+            t = CLOCK()
+            act(g, seat)
+            times.append(CLOCK() - t)
+        return float(np.median(times))
+
+    median()  # warm-up: the model's tables, first-touch pages
+    best = min(median() for _ in range(repeat))
+    return 1.0 / best, float(np.mean([len(g.legal_action_ids()) for g in games])), "dec/s"
+
+
 _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "game": _run_game,                    # ddz.Game hands, random legal action ids (issue 10)
     "game_tokens": _run_game_tokens,      # the same with tokens: legal_actions(), apply(str)
@@ -320,6 +359,7 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "rlcard_env": _run_rlcard,            # RLCard env.step: RLCard's doudizhu (the peer) or ddz-classic
     "pettingzoo": _run_pettingzoo,        # ddz's PettingZoo AEC env: last() + random id from the info + step()
     "pettingzoo_mask": _run_pettingzoo_mask,  # the same loop picking from the action mask
+    "neural_lead": _run_neural_lead,      # NeuralBot (the shipped model, numpy) at the first lead: 1 / median
 }
 
 WHAT = {
@@ -349,6 +389,7 @@ WHAT = {
     "rlcard_env": "RLCard env.step, random legal id",
     "pettingzoo": "PettingZoo AEC last()+step(), id from info",
     "pettingzoo_mask": "PettingZoo AEC last()+step(), id from the mask",
+    "neural_lead": "NeuralBot.act at the first lead, 1/median, numpy",
 }
 
 COMPAT = ("classic_openspiel", "classic_douzero", "classic_rlcard")
@@ -425,6 +466,10 @@ def _registry() -> List[Workload]:
                           target=">= 20x RLCard env.step", vs="env.rlcard.peer", issue=12))
         w.append(Workload(f"env.pettingzoo_mask.{rules}", "pettingzoo_mask", rules, hands=2000,
                           target="(the loop scans the mask)", vs="env.rlcard.peer", issue=12))
+    # issue 25: a NeuralBot decision (the shipped CLASSIC3 model, numpy, no torch, one thread) at
+    # the landlord's first lead of 300 seeded deals; the rate is 1 / the median decision time
+    w.append(Workload("neural.lead.classic", "neural_lead", "classic", hands=300, seed=2026,
+                      target="<= 2 ms median (>= 500 dec/s)", issue=25))
     return w
 
 

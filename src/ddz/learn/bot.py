@@ -12,7 +12,7 @@ from ..search.bots import Bot, RuleBot
 from ..core.errors import ArgumentError, ArgumentTypeError, shown
 from ..core.rules import Rules
 from .features import HISTORY
-from .model import ModelError, NeuralModel
+from .model import NeuralModel
 
 __all__ = ["NeuralBot"]
 
