@@ -22,7 +22,7 @@ from ddz.learn.shipped import INDEX_FILE, MAX_MODEL_BYTES, MODELS_DIR, shipped_p
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = ("classic", "two_player", "bengbu")
 # duplicate deals per shipped model against RandomBot (every seat rotation: players × deals hands)
-GAMES = {"classic": 100, "two_player": 150, "bengbu": 60}
+GAMES = {"classic": 200, "two_player": 300, "bengbu": 150}
 
 
 def test_the_index_lists_the_files_in_the_folder():

@@ -259,9 +259,12 @@ def neural_bot(rules: Optional[Rules], model: Optional[str]) -> Any:
     """The ``NeuralBot`` of ``ddz play --bot neural``: the model file ``model``, or the model shipped
     for ``rules``' variant (default CLASSIC3). ``ModelError`` (one line) when there is none, the
     file is not a model this ddz plays, or it plays other rules than ``rules``."""
-    from ..learn import NeuralBot, NeuralModel  # numpy only; loaded when a neural bot is asked for
+    from ..learn import ModelError, NeuralBot, NeuralModel  # numpy only; loaded when a neural bot is asked for
     if model is None:
-        return NeuralBot.shipped(rules if rules is not None else Rules.classic())
+        try:
+            return NeuralBot.shipped(rules if rules is not None else Rules.classic())
+        except ModelError as e:
+            raise ModelError(f"{e}: give it with --model PATH") from None
     bot = NeuralBot(NeuralModel.load(model))
     if rules is not None:
         bot.model.check_rules(rules)

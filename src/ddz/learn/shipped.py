@@ -74,8 +74,8 @@ def shipped_path(variant_or_rules: Union[str, Rules]) -> Path:
     entry = SHIPPED.get(variant)
     if entry is None:
         have = ", ".join(SHIPPED) or "none"
-        raise ModelError(f"no model is shipped for {variant} (shipped: {have}); train one with "
-                         f"`ddz train --variant {variant}` and play its model.npz")
+        raise ModelError(f"no model is shipped for {variant} (shipped: {have}); a model file trained by "
+                         f"`ddz train --variant {variant}` plays it")
     return MODELS_DIR / str(entry["file"])
 
 

@@ -115,7 +115,11 @@ def room_bots(rooms: Mapping[str, Room], choice: BotChoice = "rules",
             bots.update({n: rule_bot for n in names})
             continue
         try:
-            model = given[v] if v in given else shipped_model(v)
+            try:
+                model = given[v] if v in given else shipped_model(v)
+            except ModelError as e:
+                raise ModelError(f"{e}: give it with --model PATH (ServerConfig.models), or let them play rules") \
+                    from None
             bot = NeuralBot(model)
             for n in names:
                 model.check_rules(rules_for(rooms[n]))
