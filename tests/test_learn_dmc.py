@@ -323,3 +323,30 @@ def test_a_recorded_config_without_whole_trains_the_play_phase(tmp_path):
     assert TrainConfig().whole is True
     with pytest.raises(ddz.ArgumentError, match="whole"):
         TrainConfig(whole="yes").check()  # type: ignore[arg-type]
+
+
+def test_device_option():
+    assert Trainer(TrainConfig(**TINY, device="cpu")).device.type == "cpu"
+    with pytest.raises(ddz.ArgumentError, match="device"):
+        TrainConfig(**TINY, device="tpu").check()
+    if not torch.cuda.is_available():
+        with pytest.raises(ddz.ArgumentError, match="no CUDA device"):
+            Trainer(TrainConfig(**TINY, device="cuda"))
+    tr = Trainer(TrainConfig(**TINY, device="auto"))
+    tr.train(frames=300)
+    assert tr.frames >= 300
+
+
+def test_ray_mode_trains_on_a_local_cluster(tmp_path):
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        tr = Trainer(TrainConfig(**dict(TINY, mode="ray", actors=2, checkpoint_every=500, sync_every=4)),
+                     out=str(tmp_path))
+        out = tr.train(frames=1500)
+        assert out["frames"] >= 1500 and tr.updates >= 1500 // TINY["batch_size"]
+        assert np.isfinite(list(tr.recent_loss.values())).all()
+        back = Trainer(out=str(tmp_path), resume=True)
+        assert back.frames == tr.frames and back.config.mode == "ray"
+    finally:
+        ray.shutdown()

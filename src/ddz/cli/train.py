@@ -12,7 +12,7 @@ from ..core.errors import DdzError
 def _defaults() -> Any:
     """The TrainConfig defaults without importing torch (the dataclass lives in ddz.learn.dmc)."""
     return {"objective": "adp", "net": "small", "tables": 256, "batch_size": 1024, "optimizer": "adam",
-            "lr": 1e-3, "epsilon": 0.01, "seed": 0, "mode": "single", "actors": 1,
+            "lr": 1e-3, "epsilon": 0.01, "seed": 0, "mode": "single", "device": "cpu", "actors": 1,
             "checkpoint_every": 500_000, "eval_every": 0, "eval_games": 100}
 
 
@@ -63,11 +63,16 @@ def add_parser(sub: Any) -> None:
     tr.add_argument("--epsilon", type=float, default=d["epsilon"],
                     help=f"exploration: the chance of a random legal action (default {d['epsilon']})")
     tr.add_argument("--seed", type=int, default=d["seed"], help=f"run seed (default {d['seed']})")
-    tr.add_argument("--mode", default=d["mode"], choices=("single", "threads", "processes"),
+    tr.add_argument("--mode", default=d["mode"], choices=("single", "threads", "processes", "ray"),
                     help="single: one thread, reproducible; threads: actor threads beside the learner; "
-                         f"processes: forked actor processes, every core (default {d['mode']})")
+                         "processes: forked actor processes, every core; ray: Ray actors, on this machine or the "
+                         f"cluster RAY_ADDRESS names (needs ray) (default {d['mode']})")
     tr.add_argument("--actors", type=int, default=d["actors"],
-                    help=f"actor threads or processes in --mode threads / processes (default {d['actors']})")
+                    help=f"actor threads, processes or Ray actors in --mode threads / processes / ray "
+                         f"(default {d['actors']})")
+    tr.add_argument("--device", default=d["device"], metavar="DEV",
+                    help="the learner's device: cpu, cuda, cuda:N or auto (a GPU where torch sees one) "
+                         f"(default {d['device']})")
     tr.add_argument("--checkpoint-every", type=int, default=d["checkpoint_every"], metavar="FRAMES",
                     help=f"frames between checkpoints (default {d['checkpoint_every']})")
     tr.add_argument("--eval-every", type=int, default=d["eval_every"], metavar="FRAMES",
@@ -96,7 +101,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
             cfg = TrainConfig(variant=args.variant, whole=not args.play_only, objective=args.objective,
                               net=args.net, hidden=args.hidden,
                               tables=args.tables, batch_size=args.batch_size, optimizer=args.optimizer,
-                              lr=args.lr, epsilon=args.epsilon, seed=args.seed, mode=args.mode,
+                              lr=args.lr, epsilon=args.epsilon, seed=args.seed, mode=args.mode, device=args.device,
                               actors=args.actors, checkpoint_every=args.checkpoint_every,
                               eval_every=args.eval_every, eval_games=args.eval_games,
                               buffer_frames=max(32768, 4 * args.batch_size),

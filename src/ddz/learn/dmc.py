@@ -26,7 +26,12 @@ run), ``threads`` (``actors`` actor threads, each with its own tables and a copy
 refreshed every ``sync_every`` steps, and the learner in the calling thread; torch and the env
 release the GIL; not reproducible), ``processes`` (``actors`` actor processes, forked, each
 reading the learner's networks from shared memory every ``sync_every`` steps and sending its
-frames through a queue; uses every core; not reproducible; Linux and macOS).
+frames through a queue; uses every core; not reproducible; Linux and macOS), ``ray`` (``actors``
+Ray actors, on this machine or a cluster (``ray.init`` first, or ``RAY_ADDRESS``), each with its own
+tables and a copy of the networks, sent the learner's weights every ``sync_every`` steps of
+theirs and returning their finished frames; not reproducible). ``device`` places the learner's
+networks (``"cpu"``, ``"cuda"``, ``"auto"``: a GPU where torch sees one); actors act on the CPU
+except in ``single`` mode, which acts with the learner's networks.
 
 A run directory holds ``config.json``, ``checkpoint.pt`` (the networks, the optimisers, the
 counters, the buffers), ``model.npz`` (the latest networks for ``NeuralBot``, no torch needed)
@@ -64,7 +69,8 @@ from .torch_nets import QModel
 __all__ = ["TrainConfig", "Trainer", "rules_for", "OBJECTIVES", "MODES"]
 
 OBJECTIVES = ("wp", "adp", "score")
-MODES = ("single", "threads", "processes")
+MODES = ("single", "threads", "processes", "ray")
+DEVICES = ("cpu", "cuda", "auto")
 CONFIG_FILE, CHECKPOINT_FILE, MODEL_FILE, LOG_FILE, CURVE_FILE = (
     "config.json", "checkpoint.pt", "model.npz", "log.csv", "curve.png")
 
@@ -101,6 +107,7 @@ class TrainConfig:
     max_grad_norm: float = 40.0
     seed: int = 0
     mode: str = "single"
+    device: str = "cpu"
     actors: int = 1
     sync_every: int = 8
     buffer_frames: int = 32768
@@ -120,6 +127,8 @@ class TrainConfig:
             raise ArgumentError(f"objective must be one of {', '.join(OBJECTIVES)}, not {shown(self.objective)}")
         if self.mode not in MODES:
             raise ArgumentError(f"mode must be one of {', '.join(MODES)}, not {shown(self.mode)}")
+        if self.device not in DEVICES and not str(self.device).startswith("cuda:"):
+            raise ArgumentError(f"device must be one of {', '.join(DEVICES)} or cuda:N, not {shown(self.device)}")
         if self.optimizer not in ("adam", "rmsprop"):
             raise ArgumentError(f"optimizer must be adam or rmsprop, not {shown(self.optimizer)}")
         if self.eval_games < 0:
@@ -240,6 +249,11 @@ def score_actions(model: QModel, feats: Features, obs: npt.NDArray[np.int8], ids
     sf = feats.state(obs)
     af = feats.actions(ids)
     hf = feats.history(hist) if lstm and hist is not None else None
+    dev = next(model.parameters()).device
+
+    def t(a: Any) -> torch.Tensor:
+        return torch.from_numpy(a).to(dev)
+
     with torch.no_grad():
         for p in range(len(model.nets)):
             tables = np.flatnonzero(pos == p)
@@ -247,10 +261,8 @@ def score_actions(model: QModel, feats: Features, obs: npt.NDArray[np.int8], ids
                 continue
             local = np.cumsum(pos == p) - 1
             rows = np.flatnonzero(pos[seg] == p)
-            out = model.nets[p](torch.from_numpy(sf[tables]), torch.from_numpy(af[rows]),
-                                torch.from_numpy(local[seg[rows]]),
-                                None if hf is None else torch.from_numpy(hf[tables]))
-            q[rows] = out.numpy()
+            out = model.nets[p](t(sf[tables]), t(af[rows]), t(local[seg[rows]]), None if hf is None else t(hf[tables]))
+            q[rows] = out.cpu().numpy()
     return q
 
 
@@ -408,6 +420,39 @@ def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames
             pass
 
 
+def _device(name: str) -> "torch.device":
+    """The learner's device: ``auto`` is the first GPU torch sees, else the CPU; asking for a GPU
+    torch does not see is an ``ArgumentError``."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ArgumentError(f"device {name!r}: torch sees no CUDA device here (use cpu or auto)")
+    return torch.device(name)
+
+
+class _RayActor:
+    """A Ray actor of ``mode="ray"``: its own tables and a CPU copy of the networks; ``run`` loads the
+    learner's weights, plays ``steps`` steps and returns the frames of the hands that ended."""
+
+    def __init__(self, config: Dict[str, Any], k: int, seed: int) -> None:
+        torch.set_num_threads(1)
+        cfg = TrainConfig.from_dict(config)
+        rules = rules_for(cfg.variant)
+        self.feats = features_for(rules, cfg.whole)
+        net = net_config(cfg.net, cfg.hidden)
+        positions = rules.players + (1 if cfg.whole else 0)
+        self.model = QModel(net, positions, self.feats.state_dim, self.feats.action_dim, GROUP * self.feats.move_dim)
+        self.actor = Actor(rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, net["arch"] == "lstm")
+        self.actor.reset(seed)
+
+    def run(self, weights: Dict[str, Any], steps: int) -> List[Tuple[int, Any, Any, Any, Any]]:
+        self.model.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
+        out: List[Tuple[int, Any, Any, Any, Any]] = []
+        for _ in range(steps):
+            out += self.actor.step(self.model)
+        return out
+
+
 @dataclass
 class _Stats:
     losses: Dict[int, List[float]] = field(default_factory=dict)
@@ -433,7 +478,7 @@ class Trainer:
                 raise ArgumentError(f"nothing to resume: no {CHECKPOINT_FILE} in {shown(out)}")
             with open(os.path.join(out, CONFIG_FILE)) as f:
                 config = TrainConfig.from_dict(json.load(f))
-            ckpt = torch.load(os.path.join(out, CHECKPOINT_FILE), weights_only=True)
+            ckpt = torch.load(os.path.join(out, CHECKPOINT_FILE), weights_only=True, map_location="cpu")
         self.config = cfg = (config or TrainConfig()).check()
         # One intra-op thread: the order of every float sum is then fixed, and the CPU kernels used
         # here (linear, LSTM, Adam, RMSprop) are deterministic (the tests run a seed twice).
@@ -446,8 +491,9 @@ class Trainer:
         self.lstm = self.net["arch"] == "lstm"
         self.positions = self.rules.players + (1 if self.whole else 0)
         torch.manual_seed(_mix(cfg.seed, 1) % 2**63)
+        self.device = _device(cfg.device)
         self.model = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
-                            GROUP * self.feats.move_dim)
+                            GROUP * self.feats.move_dim).to(self.device)
         self.optims = [self._optimizer(net.parameters()) for net in self.model.nets]
         self.buffer = FrameBuffer(self.positions, cfg.buffer_frames, self.feats.width)
         self.frames = 0
@@ -499,9 +545,10 @@ class Trainer:
         """One gradient step of position ``p``'s network on a batch; the loss before the step."""
         net = self.model.nets[p]
         f = self.feats
-        q = net(torch.from_numpy(f.state(obs)), torch.from_numpy(f.actions(act)), None,
-                torch.from_numpy(f.history(hist)) if self.lstm else None)
-        loss = torch.mean((q - torch.from_numpy(np.asarray(ret, dtype=np.float32))) ** 2)
+        dev = self.device
+        q = net(torch.from_numpy(f.state(obs)).to(dev), torch.from_numpy(f.actions(act)).to(dev), None,
+                torch.from_numpy(f.history(hist)).to(dev) if self.lstm else None)
+        loss = torch.mean((q - torch.from_numpy(np.asarray(ret, dtype=np.float32)).to(dev)) ** 2)
         opt = self.optims[p]
         opt.zero_grad()
         loss.backward()
@@ -679,6 +726,8 @@ class Trainer:
             self._train_single(target, deadline, progress)
         elif self.config.mode == "threads":
             self._train_threads(target, deadline, progress)
+        elif self.config.mode == "ray":
+            self._train_ray(target, deadline, progress)
         else:
             self._train_processes(target, deadline, progress)
         if self.frames != self._saved_frames:  # stopped between checkpoints: the next run starts new hands
@@ -817,6 +866,48 @@ class Trainer:
             self.buffer.closed = False
         if errors:
             raise errors[0]
+        self._periodic(stats, clock, progress, lambda: None, force=True)
+        if progress is not None and getattr(progress, "isatty", lambda: False)():
+            progress.write("\n")
+
+    def _train_ray(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
+        """``actors`` Ray actors play; each returned batch of frames is learned from and answered with
+        the current weights for its next ``sync_every`` steps."""
+        from ..search.ray_backend import _ray
+        ray = _ray()
+        cfg = self.config
+        if not ray.is_initialized():
+            ray.init()
+        remote = ray.remote(num_cpus=1)(_RayActor)
+        config = asdict(cfg)
+
+        def weights() -> Any:
+            return ray.put({k: v.detach().cpu().numpy() for k, v in self.model.state_dict().items()})
+
+        actors = [remote.remote(config, k, _mix(cfg.seed, 5, k, self.segment, self.updates)) for k in range(cfg.actors)]
+        w = weights()
+        pending = {a.run.remote(w, cfg.sync_every): a for a in actors}
+        stats = _Stats()
+        t = time.perf_counter()
+        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
+                 "seconds": self.train_seconds}
+        try:
+            while self.frames < target and time.perf_counter() < deadline:
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
+                if not ready:
+                    continue
+                ref = ready[0]
+                a = pending.pop(ref)
+                learned = 0
+                for p, obs, act, hist, ret in ray.get(ref):
+                    learned += self._put_learning(p, obs, act, hist, ret, stats)
+                if self._learn_ready(stats) or learned:
+                    w = weights()
+                    self._periodic(stats, clock, progress, lambda: None)
+                pending[a.run.remote(w, cfg.sync_every)] = a
+        finally:
+            for a in actors:
+                ray.kill(a)
         self._periodic(stats, clock, progress, lambda: None, force=True)
         if progress is not None and getattr(progress, "isatty", lambda: False)():
             progress.write("\n")
