@@ -159,7 +159,7 @@ def test_threads_mode_trains(tmp_path):
 
 
 def test_bad_options_are_refused():
-    for bad in (dict(objective="x"), dict(mode="ray"), dict(mode="process"), dict(net="huge"), dict(hidden=[0]), dict(variant="chess"),
+    for bad in (dict(objective="x"), dict(mode="cluster"), dict(mode="process"), dict(net="huge"), dict(hidden=[0]), dict(variant="chess"),
                 dict(epsilon=2.0), dict(batch_size=0), dict(buffer_frames=10)):
         with pytest.raises(ddz.ArgumentError):
             TrainConfig(**bad).check()
