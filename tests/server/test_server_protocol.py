@@ -251,7 +251,7 @@ def test_malformed_oversized_and_rate_limited_messages(tmp_path):
             assert c.table in srv.tables
             r = await play_out([c])
             assert r[0]["result"]["kind"] == "normal" and before["seq"] >= 1
-            await asyncio.sleep(0.5)  # the bucket refills to its burst
+            await asyncio.sleep(40 / 50 + 0.3)  # the bucket refills to its burst (40 at 50/s), even from empty
             for _ in range(60):
                 await c.send({"type": "ping"})
             got = [await c._recv(5) for _ in range(60)]
