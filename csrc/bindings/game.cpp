@@ -1,4 +1,4 @@
-// pybind11 registration of the whole hand behind ddz.Game (_core._Hand): the C++ HandState
+// pybind11 registration of the whole hand behind ddz.Game (_core._WholeHand): the C++ HandState
 // (hand.hpp: the deal, the variant's auction as its phase table, the result) with what a Game
 // adds beside it: the suited cards of the current deal (PhysicalHands), the play phase as a
 // PlayState (PlayStateObj, which Game.play_state shows), the deals' source (scripted deals and
@@ -295,7 +295,7 @@ PyGetSetDef hd_getters[] = {
 };
 
 PyMethodDef hd_methods[] = {
-    {"clone", hd_clone, METH_NOARGS, "clone(self) -> ddz._core._Hand\n\nAn independent copy (one C++ copy)."},
+    {"clone", hd_clone, METH_NOARGS, "clone(self) -> ddz._core._WholeHand\n\nAn independent copy (one C++ copy)."},
     {"legal_action_ids", hd_legal_action_ids, METH_NOARGS,
      "legal_action_ids(self) -> list[int]\n\nThe ids of the legal actions of the seat to act."},
     {"decide_id", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(hd_decide_id)), METH_FASTCALL,
@@ -354,7 +354,7 @@ void register_game(py::module_& m) {
       "The auction of variant 0 (CLASSIC3), 1 (TWOP) or 2 (BENGBU4) as the core defines it: (phase, token, the "
       "phases it may lead to) in table order (ddz.hand.auction_*.TRANSITIONS are built from it).");
 
-  py::class_<HandObj>(m, "_Hand",
+  py::class_<HandObj>(m, "_WholeHand",
                       "The whole hand behind ddz.Game: the deal, the auction (the core's phase table), the suited "
                       "cards, the play state, the history and how the hand ended. Game checks the arguments and "
                       "the errors a user sees; this object holds the state.")
@@ -525,7 +525,7 @@ void register_game(py::module_& m) {
             }
           }, "the variant's auction outcome so far: CLASSIC3 (robs, showed, kitty factor); TWOP (showers, 翻身 "
              "(None: not decided), 压迫); BENGBU4 (the base bid or None, the highest bid, open play, bomb limits)");
-  PyObject* cls = m.attr("_Hand").ptr();
+  PyObject* cls = m.attr("_WholeHand").ptr();
   g_hand_type = reinterpret_cast<PyTypeObject*>(cls);
   for (PyMethodDef& d : hd_methods) add_raw_method(cls, &d);
   for (PyGetSetDef& d : hd_getters) add_raw_getter(cls, &d);

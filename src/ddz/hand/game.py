@@ -2,7 +2,7 @@
 
 ``ddz.Game(rules, seed)`` deals real suited cards, runs the variant's bidding and doubling
 decisions, plays the play phase, scores the hand and keeps a record that replays it. The
-hand's state lives in one C++ object (``_core._Hand``: the deal, the suited cards, the
+hand's state lives in one C++ object (``_core._WholeHand``: the deal, the suited cards, the
 auction as the core's phase table, the ``PlayState``, the history); ``Game`` is a thin typed
 object over it that checks arguments, words the errors, scores the hand (``ddz.hand.scoring``)
 and keeps the table's state (bots, the move clock). ``clone()`` is one C++ copy. Every phase answers one protocol: ``phase``, ``current_seat``,
@@ -94,8 +94,9 @@ def _is_play_form(action: Any) -> bool:
 class Game(TablePolicy):
     """One hand of ``rules.variant``. See the module docstring and docs/game.md."""
 
-    # the hand (_core._Hand), what never changes (_Spec), the table's state, the result once
-    # over, and caches (not part of a clone): the factors, the encoder's, the play state's view
+    # the hand (_core._WholeHand), what never changes (_Spec), the table's state, the result
+    # once over, caches (not part of a clone: the factors, the encoder's, the play state's view)
+    # and an instance dict (empty: vars(game) works), which clone() does not copy
     __slots__ = ("_core", "_spec", "_bots", "_clock", "_result", "_fcache", "_encoder_cache", "_psw", "__dict__")
 
     def __new__(cls, rules: Rules, *args: Any, **kwargs: Any) -> "Game":
@@ -146,9 +147,9 @@ class Game(TablePolicy):
                      d["first_to_decide"]) for d in deals]
         self._spec = _Spec(rules, seed, base, initial_multiplier, deals)
         overrides = (first_bidder, first_to_decide) if hands is None else (None, None)
-        self._core = _core._Hand(rules, rules.options, seed, physical,
-                                 -1 if overrides[0] is None else overrides[0],
-                                 -1 if overrides[1] is None else overrides[1], base, initial_multiplier)
+        self._core = _core._WholeHand(rules, rules.options, seed, physical,
+                                      -1 if overrides[0] is None else overrides[0],
+                                      -1 if overrides[1] is None else overrides[1], base, initial_multiplier)
         self._bots: Dict[int, Any] = {}
         self._clock = 0.0
         self._result: Optional[GameResult] = None
@@ -493,11 +494,13 @@ class Game(TablePolicy):
             if core.is_over:
                 self._result = self._score()
         else:
-            token = core.decide_id(action, seat)  # an offered decision's id: the common case
-            if token is None:  # anything else: the whole check, with its errors
+            decided = core.decide_id(action, seat)  # an offered decision's id: the common case
+            if decided is None:  # anything else: the whole check, with its errors
                 token = self._apply(self._validate(action, seat))
-            elif core.is_over:
-                self._result = self._final_result()
+            else:
+                token = decided
+                if core.is_over:
+                    self._result = self._final_result()
         self._clock = 0.0
         return token
 

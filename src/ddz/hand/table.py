@@ -29,7 +29,8 @@ _TIMEOUT_CHOICES = ("NO_CALL", "NO_ROB", "NO_SHOW", "NORMAL_START", "NO_FANSHEN"
 class TablePolicy:
     """The timer, bot seats and escapes of ``ddz.Game`` (see the module docstring)."""
 
-    __slots__ = ()
+    if not TYPE_CHECKING:  # Game's slots hold the state (mypy reads the declarations below)
+        __slots__ = ()
 
     _bots: Dict[int, Any]
     _clock: float
@@ -46,10 +47,10 @@ class TablePolicy:
         return TablePolicy.default_bot()
 
     if TYPE_CHECKING:  # what the mixin uses of the game it is mixed into (ddz.Game)
-        from .._core import PhysicalHands, _Hand
+        from .._core import PhysicalHands, _WholeHand
         from ..core.rules import Rules
 
-        _core: _Hand
+        _core: _WholeHand
         _result: Optional[GameResult]
 
         @property
