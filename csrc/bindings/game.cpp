@@ -378,6 +378,14 @@ void register_game(py::module_& m) {
              full["bengbu_missiles_once_per_player"] = false;
              full["bengbu_special_per_instance"] = false;
              for (auto kv : py::dict(py::reinterpret_borrow<py::object>(options))) full[kv.first] = kv.second;
+             // TWOP's initial multiplier may be any positive number; Game scores in Python
+             // (ddz.hand.scoring), so the core's own scores of a Game hand do not read it
+             {
+               py::object im = full["twop_initial_multiplier"];
+               int overflow = 0;
+               const long long v = PyLong_Check(im.ptr()) ? PyLong_AsLongLongAndOverflow(im.ptr(), &overflow) : 0;
+               if (overflow || v < 1 || v > (1LL << 32)) full["twop_initial_multiplier"] = 1;
+             }
              su->o = hand_options(full);
              su->o.base = int64_t(u64_arg(base_h, "base"));
              su->o.imult = int64_t(u64_arg(imult_h, "initial_multiplier"));
