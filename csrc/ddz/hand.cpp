@@ -1,7 +1,8 @@
 // The whole hand (hand.hpp): RULES.md §6 (CLASSIC3 call / rob / show, kitty factor, §6.5
 // score), §7 (TWOP 明牌开始, call, 翻身 / 压迫, score), §8 (BENGBU4 天炸 / 天尊 at the deal,
 // bids 1/2/3 and 抢牌, 明打 / 暗打, bomb limits from the bid log, §2.3.9-A missiles). Every
-// step mirrors ddz.hand.auction_* and ddz.hand.scoring, which stay the Python reference.
+// auction step here is the one both ddz.Game (csrc/bindings/game.cpp) and the vector env take; the
+// scores mirror ddz.hand.scoring, which scores a Game (tests/test_vector_env_auction.py compares them).
 #include "hand.hpp"
 
 #include <cstring>
