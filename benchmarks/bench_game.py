@@ -234,6 +234,82 @@ def openspiel_clone_apply_rate(after: int = 40, hands: int = 300, seed: int = 20
     return max(run() for _ in range(repeat))
 
 
+# the points of a hand where game_clone_rate and openspiel_clone_rate time clone(), defined for
+# both engines: the deal done and nobody has bid; one bid made; 40 actions into the play phase
+CLONE_POINTS = ("deal", "bid", "play40")
+
+
+def _game_at_point(rules: ddz.Rules, seed: int, point: str, rng: random.Random):
+    """A ddz.Game of ``rules`` seeded ``seed`` at ``point`` (None when the hand never gets there)."""
+    g = ddz.Game(rules, seed)
+    if point == "deal":
+        return g
+    g.apply(rng.choice(g.legal_action_ids()))
+    if point == "bid":
+        return g if not g.is_over else None
+    while not g.is_over and (g.phase != "PLAY" or g.play_state.num_actions < CLONE_DEPTH):
+        g.apply(rng.choice(g.legal_action_ids()))
+    return g if not g.is_over else None
+
+
+def _openspiel_at_point(game, point: str, rng: random.Random):
+    """An OpenSpiel dou_dizhu state at ``point`` (None when the hand never gets there): the
+    chance deal done; then one bid; then the bidding and 40 play actions."""
+    s = game.new_initial_state()
+    while s.is_chance_node():
+        outs = s.chance_outcomes()
+        s.apply_action(outs[rng.randrange(len(outs))][0])
+    if point == "deal":
+        return s
+    s.apply_action(rng.choice(s.legal_actions()))
+    if point == "bid":
+        return s if not s.is_terminal() else None
+    played = 0
+    while not s.is_terminal() and played < CLONE_DEPTH:
+        legal = s.legal_actions()
+        bidding = max(legal) <= 3  # the bidding's actions are Pass and Bid 1-3 (ids 0-3)
+        s.apply_action(rng.choice(legal))
+        if s.is_chance_node():
+            return None
+        played += not bidding
+    return s if not s.is_terminal() else None
+
+
+@functools.lru_cache(maxsize=8)
+def _clone_points(engine: str, point: str, hands: int, seed: int) -> list:
+    """``hands`` states of ``engine`` ("ddz" or "openspiel") at ``point``, built once and kept."""
+    if point not in CLONE_POINTS:
+        raise ValueError(f"point must be one of {CLONE_POINTS}")
+    rng = random.Random(seed)
+    r = ddz.Rules.classic_openspiel()
+    game = _pyspiel() if engine == "openspiel" else None
+    out: list = []
+    k = 0
+    while len(out) < hands:
+        x = _game_at_point(r, seed + k, point, rng) if game is None else _openspiel_at_point(game, point, rng)
+        k += 1
+        if x is not None:
+            out.append(x)
+    return out
+
+
+def clone_point_rate(engine: str, point: str, hands: int = 300, seed: int = 2026, repeat: int = 3) -> float:
+    """clone() per second of ``engine``'s states ("ddz": ddz.Game under Rules.classic_openspiel();
+    "openspiel": OpenSpiel's dou_dizhu) at ``point`` (CLONE_POINTS)."""
+    states = _clone_points(engine, point, hands, seed)
+    reps = 20
+
+    def run() -> float:
+        t = CLOCK()
+        for _ in range(reps):
+            for s in states:
+                s.clone()
+        return reps * len(states) / (CLOCK() - t)
+
+    run()
+    return max(run() for _ in range(repeat))
+
+
 def main() -> None:
     import argparse
     global CLOCK

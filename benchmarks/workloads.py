@@ -270,6 +270,14 @@ def _run_clone(after: int, apply: bool):
     return run
 
 
+def _run_clone_point(engine: str, point: str):
+    def run(w: Workload, repeat: int) -> Tuple[float, float, str]:
+        if engine == "openspiel":
+            _bench_game()._pyspiel()
+        return _bench_game().clone_point_rate(engine, point, w.hands, w.seed, repeat), 0.0, "clones/s"
+    return run
+
+
 def _run_openspiel_clone(w: Workload, repeat: int) -> Tuple[float, float, str]:
     return _bench_game().openspiel_clone_apply_rate(40, w.hands, w.seed, repeat), 0.0, "per s"
 
@@ -342,6 +350,8 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "clone_start": _run_clone(0, False),  # PlayState.clone() at the start
     "clone_40": _run_clone(40, False),    # PlayState.clone() after 40 actions
     "openspiel_clone": _run_openspiel_clone,  # the peer's clone() + apply_action, 40 actions in
+    # Game.clone() and OpenSpiel's state.clone() at three points of a hand (bench_game.CLONE_POINTS)
+    **{f"{e}_clone_{p}": _run_clone_point(e, p) for e in ("game", "openspiel") for p in ("deal", "bid", "play40")},
     "batch": _run_batch,                  # legal_moves_batch into a reused out= buffer (GIL released)
     "count": _run_count,                  # legal_moves_batch(count_only=True)
     "array": _per_call("legal_moves_array"),   # one call per hand, numpy array
@@ -372,6 +382,8 @@ WHAT = {
     "clone_start": "PlayState.clone() at the start",
     "clone_40": "PlayState.clone() after 40 actions",
     "openspiel_clone": "OpenSpiel clone()+apply (peer)",
+    **{f"game_clone_{p}": f"Game.clone() at {p}" for p in ("deal", "bid", "play40")},
+    **{f"openspiel_clone_{p}": f"OpenSpiel state.clone() at {p} (peer)" for p in ("deal", "bid", "play40")},
     "batch": "legal_moves_batch into out= (leads)",
     "count": "legal_moves_batch count_only (leads)",
     "array": "legal_moves_array, one call per hand",
@@ -458,6 +470,14 @@ def _registry() -> List[Workload]:
     w.append(Workload("clone.start", "clone_start", "classic_openspiel", hands=300, target="(reference)", issue=10))
     w.append(Workload("clone.after40", "clone_40", "classic_openspiel", hands=300,
                       target="within 10 % of clone.start", vs="clone.start", issue=10))
+    # issue 24 item 12: Game.clone() (the whole hand) against OpenSpiel's clone, at three points defined
+    # for both: the deal done before the first bid, after the first bid, 40 actions into the play
+    for point in ("deal", "bid", "play40"):
+        w.append(Workload(f"clone.game.{point}.openspiel", f"openspiel_clone_{point}", "classic_openspiel",
+                          hands=300, target="(peer)", issue=24))
+        w.append(Workload(f"clone.game.{point}.classic_openspiel", f"game_clone_{point}", "classic_openspiel",
+                          hands=300, target="clone time <= 1.5x OpenSpiel's (ratio >= 0.67x)",
+                          vs=f"clone.game.{point}.openspiel", issue=24))
     w.append(Workload("env.rlcard.peer", "rlcard_env", "rlcard_peer", hands=2000, target="(peer)", issue=12))
     w.append(Workload("env.rlcard.ddz_classic", "rlcard_env", "classic_rlcard", hands=2000,
                       target="(RLCard-compatible)", vs="env.rlcard.peer", issue=12))

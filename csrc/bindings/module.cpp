@@ -12,6 +12,7 @@ void register_sample(py::module_& m);
 void register_physical(py::module_& m);
 void register_encode(py::module_& m);
 void register_vector_env(py::module_& m);
+void register_game(py::module_& m);
 
 PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.doc() = "ddz C++ core: cards, rules, classification and legal-move generation";
@@ -441,4 +442,5 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   register_physical(m);
   register_encode(m);
   register_vector_env(m);
+  register_game(m);
 }

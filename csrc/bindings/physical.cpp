@@ -6,19 +6,16 @@
 #include "../ddz/deal.hpp"
 #include "../ddz/physical.hpp"
 #include "common.hpp"
-#include "play_obj.hpp"
+#include "physical_obj.hpp"
 #include "raw_methods.hpp"
 
 namespace {
 
 constexpr const char* kSuitChars = "shcd";
 
-struct PhysicalObj {
-  RulesPtr rules;
-  PhysicalHands h;
-};
-
 int decks_arg(py::handle h) { return int(int_arg(h, "decks", 1, 2)); }
+
+}  // namespace
 
 std::string card_name(int id) {
   int x = id % 54;
@@ -50,6 +47,8 @@ int card_id(const std::string& raw_in, int decks) {
   return x + (second ? 54 : 0);
 }
 
+namespace {
+
 /// A card given as an id or a name.
 int card_item(py::handle item, int decks) {
   if (is_int(item)) {
@@ -73,8 +72,10 @@ void add_card(IdSet& set, int& count, int id, int decks) {
   ++count;
 }
 
+}  // namespace
+
 /// Card ids from "3s 3h,3d" or an iterable of names and ids; a card named twice is an error.
-IdSet card_set(py::handle cards, int decks, std::vector<int>* in_order = nullptr) {
+IdSet card_set(py::handle cards, int decks, std::vector<int>* in_order) {
   IdSet set = 0;
   int count = 0;
   auto add = [&](int id) {
@@ -132,14 +133,18 @@ std::string names_of(IdSet s) {
   return out;
 }
 
+namespace {
+
 int seat_of(const PhysicalObj& P, py::handle h) { return int(int_arg(h, "seat", 0, P.h.n - 1)); }
+
+}  // namespace
 
 /// The cards of a play of the seat to act (false: PASS), parsed and found in its hand; `kind`
 /// is the reading an action id names (-1: read by §2.0.4). Raises IllegalAction (MALFORMED,
 /// NOT_HELD) and changes nothing.
-bool play_cards(const PhysicalObj& P, PlayStateObj& S, py::handle a, IdSet& ids, int& kind) {
+bool play_cards(const PhysicalHands& H, PlayStateObj& S, py::handle a, IdSet& ids, int& kind) {
   const int seat = S.s.seat;
-  const int decks = P.h.decks;
+  const int decks = H.decks;
   Counts ranks = 0;
   bool by_ranks = false;
   kind = -1;
@@ -188,13 +193,13 @@ bool play_cards(const PhysicalObj& P, PlayStateObj& S, py::handle a, IdSet& ids,
     throw IllegalActionError(e.what(), Illegal::Malformed);
   }
   if (by_ranks) {
-    if (!P.h.pick(seat, ranks, ids))
+    if (!H.pick(seat, ranks, ids))
       throw IllegalActionError(seat_str(seat) + " does not hold '" + format_counts(ranks) + "' (holds '" +
-                                   format_counts(counts_of_ids(P.h.held[seat])) + "')",
+                                   format_counts(counts_of_ids(H.held[seat])) + "')",
                                Illegal::NotHeld);
     return true;
   }
-  IdSet missing = ids & ~P.h.held[seat];
+  IdSet missing = ids & ~H.held[seat];
   if (missing) {
     std::string names;
     int k = 0;
@@ -206,7 +211,7 @@ bool play_cards(const PhysicalObj& P, PlayStateObj& S, py::handle a, IdSet& ids,
 }
 
 /// Checks a play of real cards against the hands and the play state; fills what apply needs.
-Illegal check_play(const PhysicalObj& P, PlayStateObj& S, py::handle a, IdSet& ids, bool& pass, Interp& reading,
+Illegal check_play(const PhysicalHands& H, PlayStateObj& S, py::handle a, IdSet& ids, bool& pass, Interp& reading,
                    std::string& message, bool& type_error) {
   type_error = false;
   if (S.s.over()) {
@@ -215,7 +220,7 @@ Illegal check_play(const PhysicalObj& P, PlayStateObj& S, py::handle a, IdSet& i
   }
   int kind = -1;
   try {
-    pass = !play_cards(P, S, a, ids, kind);
+    pass = !play_cards(H, S, a, ids, kind);
   } catch (const IllegalActionTypeError& e) {
     message = e.what();
     type_error = true;
@@ -229,6 +234,8 @@ Illegal check_play(const PhysicalObj& P, PlayStateObj& S, py::handle a, IdSet& i
   if (why != Illegal::None) message = illegal_message(S, why, cards, kind, reading);
   return why;
 }
+
+namespace {
 
 PlayStateObj& play_state_of(py::handle h) {
   PlayStateObj* S = play_state_ptr(h.ptr());
@@ -253,7 +260,7 @@ PyObject* physical_play(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
     std::string msg;
     const int seat = S.s.seat;
     bool type_error;
-    Illegal why = check_play(*P, S, args[1], ids, pass, reading, msg, type_error);
+    Illegal why = check_play(P->h, S, args[1], ids, pass, reading, msg, type_error);
     if (type_error) throw IllegalActionTypeError(msg);
     if (why != Illegal::None) throw IllegalActionError(msg, why);
     PyObject* token;
@@ -404,7 +411,7 @@ void register_physical(py::module_& m) {
             Interp reading;
             std::string msg;
             bool type_error;
-            Illegal why = check_play(P, S, action, ids, pass, reading, msg, type_error);
+            Illegal why = check_play(P.h, S, action, ids, pass, reading, msg, type_error);
             if (why == Illegal::None) return py::none();
             return illegal_object(type_error ? g_illegal_type_twin : g_illegal_type, msg, why);
           }, py::arg("play_state"), py::arg("action"),

@@ -79,6 +79,8 @@ DealPool pool_arg(const RulesObj& R, py::handle hands_h, py::handle landlords_h,
   return p;
 }
 
+}  // namespace
+
 /// The whole-hand options from the Python Rules.options dict (ddz.core.rules names them).
 HandOptions hand_options(py::handle d) {
   if (!py::isinstance<py::dict>(d)) throw ArgumentTypeError("auction options must be a dict, not " + type_name(d));
@@ -110,6 +112,8 @@ HandOptions hand_options(py::handle d) {
     throw ArgumentError("auction options out of range");
   return h;
 }
+
+namespace {
 
 /// The environment for one call. Waiting for the lock while holding the GIL could deadlock with
 /// the call that has it (it needs the GIL back to return), so a concurrent call is an error.

@@ -1,7 +1,8 @@
 // The whole hand (hand.hpp): RULES.md §6 (CLASSIC3 call / rob / show, kitty factor, §6.5
 // score), §7 (TWOP 明牌开始, call, 翻身 / 压迫, score), §8 (BENGBU4 天炸 / 天尊 at the deal,
 // bids 1/2/3 and 抢牌, 明打 / 暗打, bomb limits from the bid log, §2.3.9-A missiles). Every
-// step mirrors ddz.hand.auction_* and ddz.hand.scoring, which stay the Python reference.
+// auction step here is the one both ddz.Game (csrc/bindings/game.cpp) and the vector env take; the
+// scores mirror ddz.hand.scoring, which scores a Game (tests/test_vector_env_auction.py compares them).
 #include "hand.hpp"
 
 #include <cstring>
@@ -12,7 +13,7 @@ namespace ddz {
 
 const char* const kHandPhaseNames[kHandPhases] = {"CALL",    "ROB",     "FINAL_ROB",   "SHOW", "PRE_DEAL", "BID",
                                                   "FANSHEN", "YAPO",    "OPEN_CHOICE", "PLAY", "OVER"};
-const char* const kHandResultNames[4] = {"", "normal", "special", "void"};
+const char* const kHandResultNames[5] = {"", "normal", "special", "void", "escape"};
 
 namespace {
 const char* const kClassicNames[] = {"CALL", "NO_CALL", "ROB", "NO_ROB", "SHOW", "NO_SHOW"};
@@ -35,6 +36,27 @@ const uint8_t kPhaseTokens[3][kHandPhases][6] = {
      /*OPEN_CHOICE*/ {B_OPEN, B_CLOSED, kNone}, NO, NO},
 };
 #undef NO
+
+// Where each (phase, token) may lead (ddz.hand.auction_*.TRANSITIONS reads it from here).
+#define P(x) uint16_t(1u << HP_##x)
+// Rows by phase (HandPhase order), columns by token (the variant's token order).
+constexpr uint16_t kRob = P(ROB) | P(FINAL_ROB), kAfterBid = P(BID) | P(OPEN_CHOICE) | P(OVER);
+const uint16_t kLeadsTo[3][kHandPhases][8] = {
+    {/*CALL: CALL, NO_CALL*/ {P(ROB) | P(SHOW), P(CALL) | P(OVER)},
+     /*ROB: ROB, NO_ROB*/ {0, 0, kRob, kRob | P(SHOW)},
+     /*FINAL_ROB: ROB, NO_ROB*/ {0, 0, P(SHOW), P(SHOW)},
+     /*SHOW: SHOW, NO_SHOW*/ {0, 0, 0, 0, P(PLAY), P(PLAY)}},
+    {{}, {}, {}, {},
+     /*PRE_DEAL: SHOW_START, NORMAL_START*/ {P(PRE_DEAL) | P(BID), P(PRE_DEAL) | P(BID)},
+     /*BID: CALL, NO_CALL*/ {0, 0, P(PLAY) | P(FANSHEN), P(BID) | P(PLAY) | P(FANSHEN) | P(PRE_DEAL) | P(OVER)},
+     /*FANSHEN: FANSHEN, NO_FANSHEN*/ {0, 0, 0, 0, P(YAPO), P(PLAY)},
+     /*YAPO: YAPO, NO_YAPO*/ {0, 0, 0, 0, 0, 0, P(PLAY), P(PLAY)}},
+    {{}, {}, {}, {}, {},
+     /*BID: NO_CALL, BID1, BID2, BID3, GRAB*/ {kAfterBid, kAfterBid, kAfterBid, kAfterBid, P(PLAY)},
+     {}, {},
+     /*OPEN_CHOICE: OPEN, CLOSED*/ {0, 0, 0, 0, 0, P(PLAY), P(PLAY)}},
+};
+#undef P
 
 uint64_t hand_seed(uint64_t seed, uint64_t game) {
   Rng g = game_rng(seed ^ 0xA5A5F00DC0FFEE11ULL, game);
@@ -60,13 +82,12 @@ int kitty_factor(Counts w, bool combine_max) {
 }
 
 /// The bomb-class plays that double (none in BENGBU4; TWOP's rocket by its option).
-int doubling(const Rules& r, const HandOptions& o, const HandState& h) {
+int doubling(const Rules& r, const HandOptions& o, const HandState& h, const PlayState& s) {
   if (r.variant == 2 || !h.in_play) return 0;
-  const PlayState& s = h.t.s;
   return s.kind_plays[BOMB] + ((r.variant == 0 || o.rocket_doubles) ? s.kind_plays[ROCKET] : 0);
 }
 
-bool springs(const Rules& r, const HandState& h) { return h.t.s.spring(r) || h.t.s.anti_spring(r); }
+bool springs(const Rules& r, const PlayState& s) { return s.spring(r) || s.anti_spring(r); }
 
 void record(HandState& h, int seat, int token) {
   const int k = h.ndec % kAuctionSteps;
@@ -175,11 +196,11 @@ void classic_decide(const Rules& r, const HandOptions& o, HandState& h, int seat
   }
 }
 
-void classic_score(const Rules& r, const HandOptions& o, HandState& h) {
+void classic_score(const Rules& r, const HandOptions& o, HandState& h, const PlayState& s) {
   const int64_t rob = (int64_t(1) << h.robs) < o.rob_cap ? (int64_t(1) << h.robs) : o.rob_cap;
-  const int64_t d = rob * (h.showed ? 2 : 1) * h.kitty_f * (int64_t(1) << doubling(r, o, h)) * (springs(r, h) ? 2 : 1);
-  const int64_t x = d;  // base 1, initial multiplier 1: a table of the environment has no room stakes
-  const bool won = h.t.s.landlord_won();
+  const int64_t d = rob * (h.showed ? 2 : 1) * h.kitty_f * (int64_t(1) << doubling(r, o, h, s)) * (springs(r, s) ? 2 : 1);
+  const int64_t x = o.base * o.imult * d;  // the room's stakes (1 and 1 in the environment)
+  const bool won = s.landlord_won();
   for (int s = 0; s < 3; ++s)
     h.scores[s] = s == h.landlord ? (won ? 2 * x : -o.loss_factor * x) : (won ? -x : (o.loss_factor == 2 ? x : x / 2));
 }
@@ -242,12 +263,12 @@ int64_t twop_show_factor(const HandOptions& o, const HandState& h) {
 
 int twop_fanshen_factor(const HandState& h) { return h.fanshen == 1 && h.yapo ? 4 : h.fanshen == 1 ? 2 : 1; }
 
-void twop_score(const Rules& r, const HandOptions& o, HandState& h) {
-  const int64_t m = twop_show_factor(o, h) * twop_fanshen_factor(h) * (int64_t(1) << doubling(r, o, h)) *
-                    (springs(r, h) ? 2 : 1);
+void twop_score(const Rules& r, const HandOptions& o, HandState& h, const PlayState& s) {
+  const int64_t m = twop_show_factor(o, h) * twop_fanshen_factor(h) * (int64_t(1) << doubling(r, o, h, s)) *
+                    (springs(r, s) ? 2 : 1);
   const int64_t x = o.twop_imult * m;
   const int64_t role = o.zero_sum ? 1 : 2;
-  const bool won = h.t.s.landlord_won();
+  const bool won = s.landlord_won();
   h.scores[h.landlord] = won ? role * x : -role * x;
   h.scores[1 - h.landlord] = won ? -x : x;
 }
@@ -325,8 +346,7 @@ void bengbu_decide(const Rules& r, const HandOptions& o, HandState& h, int seat,
   }
 }
 
-void bengbu_score(const HandOptions& o, HandState& h) {
-  const PlayState& s = h.t.s;
+void bengbu_score(const HandOptions& o, HandState& h, const PlayState& s) {
   const int64_t kw = h.open ? 3 : 1, kl = h.open ? 2 : 1, base = h.base;
   const bool won = s.landlord_won();
   const int L = h.landlord;
@@ -342,9 +362,9 @@ void bengbu_score(const HandOptions& o, HandState& h) {
 }
 
 void start_deal(const Rules& r, const HandOptions& o, HandState& h) {
-  PhysicalDeal d;
-  deal_physical(r, h.seed, h.redeals, d);  // deal k of the seed: k = re-deals so far
-  const PhysicalHands ph = physical_hands(r, d);
+  HandDeal d;
+  hand_deal(r, h, h.redeals, d);  // deal k of the hand: k = re-deals so far
+  const PhysicalHands& ph = d.cards;
   for (int p = 0; p < 4; ++p) h.hands[p] = p < r.players() ? counts_of_ids(ph.held[p]) : 0;
   h.kitty = counts_of_ids(ph.kitty);
   h.t = Tracked();
@@ -353,7 +373,7 @@ void start_deal(const Rules& r, const HandOptions& o, HandState& h) {
   h.shown = 0;
   h.landlord = kNone;
   h.ndec = 0;
-  h.first_bidder = uint8_t(d.first_seat);
+  h.first_bidder = d.first_bidder;
   h.dealt = true;
   switch (r.variant) {
     case 0:
@@ -366,8 +386,8 @@ void start_deal(const Rules& r, const HandOptions& o, HandState& h) {
       return;
     case 1:
       h.nshowers = h.pre_done = 0;
-      h.pre_order[0] = uint8_t(d.coin);
-      h.pre_order[1] = uint8_t(1 - d.coin);
+      h.pre_order[0] = d.first_to_decide;
+      h.pre_order[1] = uint8_t(1 - d.first_to_decide);
       h.fanshen = -1;
       h.yapo = false;
       h.dealt = false;
@@ -388,10 +408,24 @@ void start_deal(const Rules& r, const HandOptions& o, HandState& h) {
 
 }  // namespace
 
-void hand_start(const Rules& r, const HandOptions& o, HandState& h, uint64_t seed) {
+void hand_start(const Rules& r, const HandOptions& o, HandState& h, uint64_t seed, const HandSetup* setup) {
   h = HandState();
   h.seed = seed;
+  h.setup = setup;
   start_deal(r, o, h);
+}
+
+void hand_deal(const Rules& r, const HandState& h, int k, HandDeal& out) {
+  const HandSetup* su = h.setup;
+  if (su && size_t(k) < su->scripted.size()) {
+    out = su->scripted[size_t(k)];
+    return;
+  }
+  PhysicalDeal d;
+  deal_physical(r, h.seed, uint64_t(k), d);
+  out.cards = physical_hands(r, d);
+  out.first_bidder = uint8_t(su && k == 0 && su->first_bidder >= 0 ? su->first_bidder : d.first_seat);
+  out.first_to_decide = uint8_t(su && k == 0 && su->first_to_decide >= 0 ? su->first_to_decide : d.coin);
 }
 
 int hand_decisions(const Rules& r, const HandState& h, uint8_t* out) {
@@ -418,11 +452,14 @@ void hand_decide(const Rules& r, const HandOptions& o, HandState& h, int token) 
 void hand_play(const Rules& r, const HandOptions& o, HandState& h, Counts cards, bool pass, const Interp& reading) {
   const int seat = h.t.s.seat;
   track_apply(r, h.t, cards, pass, reading);
-  const PlayState& s = h.t.s;
+  hand_played(r, o, h, h.t.s, seat);
+}
+
+void hand_played(const Rules& r, const HandOptions& o, HandState& h, const PlayState& s, int seat) {
   if (s.over()) {
-    if (r.variant == 0) classic_score(r, o, h);
-    else if (r.variant == 1) twop_score(r, o, h);
-    else bengbu_score(o, h);
+    if (r.variant == 0) classic_score(r, o, h, s);
+    else if (r.variant == 1) twop_score(r, o, h, s);
+    else bengbu_score(o, h, s);
     finish(h, HR_NORMAL);
   } else if (r.variant == 1 && h.fanshen < 0 && !o.fanshen_before_lead && seat == h.landlord &&
              s.seat != h.landlord) {  // farmer_first_turn: the farmer decides before his first play action (A24)
@@ -433,8 +470,8 @@ void hand_play(const Rules& r, const HandOptions& o, HandState& h, Counts cards,
 
 void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h, int8_t* out) {
   std::memset(out, 0, kFactorSlots);
-  const int dbl = h.in_play ? doubling(r, o, h) : 0;
-  const bool spr = h.in_play && springs(r, h);
+  const int dbl = h.in_play ? doubling(r, o, h, h.t.s) : 0;
+  const bool spr = h.in_play && springs(r, h.t.s);
   switch (r.variant) {
     case 0: {  // rob, show, kitty, bomb, spring
       const int64_t rob = (int64_t(1) << h.robs) < o.rob_cap ? (int64_t(1) << h.robs) : o.rob_cap;

@@ -2,13 +2,17 @@
 // (RULES.md §6 CLASSIC3, §7 TWOP, §8 BENGBU4), for the vectorized environment. Each variant's
 // auction is a phase graph given as a table (kPhaseTokens: the tokens each phase offers, in
 // the order of ddz.hand.auction_*'s TRANSITIONS) and interpreted by one function per token
-// (hand.cpp). ddz.Game plays the same hands in Python; tests/test_vector_env_auction.py plays
-// every hand both ways and compares each decision, observation row and score. No Python headers.
+// (hand.cpp). ddz.Game keeps its hand in a HandState too (with the suited cards, the deals and the
+// history beside it: csrc/bindings/game.cpp), so the phase graph is defined here once;
+// tests/test_vector_env_auction.py plays every hand through both and compares each decision,
+// observation row and score. No Python headers.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "deal.hpp"
 #include "encode.hpp"
+#include "physical.hpp"
 
 namespace ddz {
 
@@ -23,6 +27,7 @@ struct HandOptions {
   bool kitty_max = false;            // classic_kitty_combine == "max"
   int64_t rob_cap = 8;               // classic_rob_cap
   int64_t loss_factor = 2;           // classic_landlord_loss_factor
+  int64_t base = 1, imult = 1;       // the room's stakes (ddz.Game base=, initial_multiplier=; 1 in VectorEnv)
   // TWOP (§7)
   bool fanshen_before_lead = false;  // twop_fanshen_point == "before_lead"
   bool show_stacks = false;          // twop_show_start_stacks
@@ -58,12 +63,34 @@ extern const int kDecisionCount[3];
 constexpr uint8_t kNone = 255;
 extern const uint8_t kPhaseTokens[3][kHandPhases][6];
 
-/// How a hand ended.
-enum HandResult : uint8_t { HR_NONE, HR_NORMAL, HR_SPECIAL, HR_VOID };
-extern const char* const kHandResultNames[4];
+/// Where each (phase, token) may lead: bit p set for HandPhase p (ddz.hand.auction_*.TRANSITIONS
+/// gives it to Python; hand_decide's callers check it). Indexed by token, 0 when the phase does
+/// not offer the token.
+extern const uint16_t kLeadsTo[3][kHandPhases][8];
+
+/// How a hand ended (HR_ESCAPE: a seat left it, ddz.Game.escape; the scores are then Python's).
+enum HandResult : uint8_t { HR_NONE, HR_NORMAL, HR_SPECIAL, HR_VOID, HR_ESCAPE };
+extern const char* const kHandResultNames[5];
+
+/// One deal as ddz.Game records it: the suited cards and who decides first.
+struct HandDeal {
+  PhysicalHands cards;
+  uint8_t first_bidder = 0;
+  uint8_t first_to_decide = 0;  // TWOP's coin
+};
+
+/// Where a hand's deals come from besides the seed (ddz.Game: injected or recorded deals, the
+/// first deal's overrides). Immutable once made; the copies of a hand share it.
+struct HandSetup {
+  std::vector<HandDeal> scripted;  // deal k < scripted.size() is scripted[k]
+  int first_bidder = -1;           // >= 0: overrides deal 0's first bidder (a seeded deal 0 only)
+  int first_to_decide = -1;        // the same for TWOP's first to decide
+};
 
 struct HandState {
-  Tracked t;                       // the play, from the play phase on
+  Tracked t;                       // the play, from the play phase on (ddz.Game: its start only, the
+                                   // Game's PlayState plays on)
+  const HandSetup* setup = nullptr;  // the deals' source besides the seed (owned by the hand's owner)
   Counts hands[4] = {0, 0, 0, 0};  // as dealt; the landlord's with the kitty once taken
   Counts kitty = 0;
   uint64_t seed = 0;               // the ddz.Game seed this hand replays
@@ -101,7 +128,12 @@ struct HandState {
 
 /// A new hand: deal 0 of `seed` (then one deal per re-deal), as ddz.Game(rules, seed) deals it.
 /// A BENGBU4 deal with 天炸/天尊 ends the hand at once (HR_SPECIAL).
-void hand_start(const Rules& r, const HandOptions& o, HandState& h, uint64_t seed);
+void hand_start(const Rules& r, const HandOptions& o, HandState& h, uint64_t seed,
+                const HandSetup* setup = nullptr);
+
+/// Deal k of the hand (k = the re-deals before it): the setup's scripted deal, else deal k of
+/// the seed (with the setup's overrides for k = 0).
+void hand_deal(const Rules& r, const HandState& h, int k, HandDeal& out);
 
 /// The decision tokens offered now (table order), or 0 outside the auction phases.
 int hand_decisions(const Rules& r, const HandState& h, uint8_t* out /* 6 */);
@@ -110,6 +142,9 @@ int hand_decisions(const Rules& r, const HandState& h, uint8_t* out /* 6 */);
 void hand_decide(const Rules& r, const HandOptions& o, HandState& h, int token);
 /// Applies a checked play or pass (as check_action read it) of the seat to act.
 void hand_play(const Rules& r, const HandOptions& o, HandState& h, Counts cards, bool pass, const Interp& reading);
+/// What follows a play or pass of `seat` just applied to the play state `s` (h.t.s, or ddz.Game's
+/// own): the score when the hand is over, else TWOP's farmer_first_turn 翻身 decision.
+void hand_played(const Rules& r, const HandOptions& o, HandState& h, const PlayState& s, int seat);
 
 /// The FACTORS block's codes now (ddz.encode.FACTOR_SLOTS: log2 of a doubling factor, 1 for a
 /// flag that applies, the BENGBU4 bid as it is).

@@ -289,6 +289,59 @@ def t_game_apply(data: bytes) -> None:
         raise Finding("the record of a fuzzed game does not replay to the same game")
 
 
+def _game_view(g: ddz.Game) -> Any:
+    """Everything a game shows: its record, history, phase, the seat to act and its actions,
+    every seat's observation and the result."""
+    return (g.to_json(), g.history, g.phase, g.current_seat, g.legal_actions(), g.legal_action_ids(),
+            [g.observation(s) for s in [None] + list(range(g.num_players))], g.result)
+
+
+def _evolve(d: Data, g: ddz.Game, rng: random.Random, steps: int) -> None:
+    """Random legal actions, with now and then a hostile action (which must change nothing),
+    a timeout or an escape."""
+    for _ in range(steps):
+        if g.is_over:
+            return
+        op = d.int(0, 19)
+        if op <= 15:
+            g.apply(rng.choice(g.legal_action_ids() if op & 1 else g.legal_actions()))
+        elif op <= 17:
+            before = g.to_json()
+            a = _hostile_action(d, g)
+            if rejected(lambda: g.apply(a)) and g.to_json() != before:
+                raise Finding(f"a rejected action {a!r} changed the game")
+        elif op == 18:
+            guarded(lambda: g.elapsed(g.move_timeout_s + 1))
+        else:
+            guarded(lambda: g.escape(d.int(0, g.num_players - 1)))
+
+
+def t_game_clone(data: bytes) -> None:
+    """Game.clone() at random points: the clone equals the game, and the two evolve
+    independently (neither changes the other; each replays from its record)."""
+    d = Data(data)
+    rules = rules_of(d) if d.chance(2) else ddz.Rules(d.choice(ddz.VARIANTS))
+    g = ddz.Game(rules, d.int(0, 2**32))
+    rng = random.Random(d.int(0, 2**32))
+    for _ in range(d.int(1, 4)):
+        _evolve(d, g, rng, d.int(0, 60))
+        c = d.choice([g.clone, lambda: copy.deepcopy(g), lambda: copy.copy(g)])()
+        if type(c) is not type(g) or _game_view(c) != _game_view(g):
+            raise Finding("a clone differs from its game")
+        before = _game_view(g)
+        _evolve(d, c, random.Random(d.int(0, 2**32)), d.int(1, 80))
+        if _game_view(g) != before:
+            raise Finding("evolving a clone changed its game")
+        snapshot = _game_view(c)
+        _evolve(d, g, rng, d.int(1, 80))
+        if _game_view(c) != snapshot:
+            raise Finding("evolving a game changed its clone")
+        for x in (g, c):
+            again = ddz.Game.from_json(x.to_json())
+            if again.history != x.history or again.result != x.result or again.phase != x.phase:
+                raise Finding("the record of a cloned game does not replay to the same game")
+
+
 def math_nan() -> float:
     return float("nan")
 
@@ -421,7 +474,7 @@ def t_room(data: bytes) -> None:
 TARGETS: Dict[str, Callable[[bytes], None]] = {
     "cards": t_cards, "classify": t_classify, "legal_moves": t_legal_moves, "hand_words": t_hand_words,
     "batch": t_batch, "decode": t_decode, "playstate": t_playstate, "game_apply": t_game_apply,
-    "from_json": t_from_json, "settle": t_settle, "room": t_room,
+    "from_json": t_from_json, "settle": t_settle, "room": t_room, "game_clone": t_game_clone,
 }
 
 

@@ -1,8 +1,11 @@
 """A whole hand, from the shuffle to the score, for each variant (docs/rules.md §6–§9).
 
 ``ddz.Game(rules, seed)`` deals real suited cards, runs the variant's bidding and doubling
-decisions, hands the play phase to the C++ ``PlayState``, scores the hand and keeps a record
-that replays it. Every phase answers one protocol: ``phase``, ``current_seat``,
+decisions, plays the play phase, scores the hand and keeps a record that replays it. The
+hand's state lives in one C++ object (``_core._WholeHand``: the deal, the suited cards, the
+auction as the core's phase table, the ``PlayState``, the history); ``Game`` is a thin typed
+object over it that checks arguments, words the errors, scores the hand (``ddz.hand.scoring``)
+and keeps the table's state (bots, the move clock). ``clone()`` is one C++ copy. Every phase answers one protocol: ``phase``, ``current_seat``,
 ``legal_actions()``, ``apply(action)`` (an illegal action raises ``IllegalAction`` and
 changes nothing), ``is_over``, ``result``, ``observation(seat)``.
 """
@@ -38,6 +41,45 @@ __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_facto
 # a variant's auction table: phase -> token -> (handler(game, seat), the phases it may lead to)
 Transitions = Dict[str, Dict[str, Tuple[Callable[[Any, int], None], Tuple[str, ...]]]]
 
+_VARIANT_INDEX = {"classic": 0, "two_player": 1, "bengbu": 2}
+
+
+def auction_transitions(variant: str) -> Transitions:
+    """A variant's auction as the core defines it (``csrc/ddz/hand.cpp``: ``kPhaseTokens``, the
+    tokens each phase offers, and ``kLeadsTo``, where each may lead): phase -> token ->
+    (handler, the phases it may lead to). The handler applies the token for the seat to act;
+    the core checks every transition it takes against the same table."""
+    table: Transitions = {}
+    for phase, token, leads in _core._auction_table(_VARIANT_INDEX[variant]):
+        table.setdefault(phase, {})[token] = (_handler(token), tuple(leads))
+    return table
+
+
+def _handler(token: str) -> Callable[[Any, int], None]:
+    def handler(g: Any, seat: int) -> None:
+        assert seat == g.current_seat, f"seat {seat} is not to act"
+        g._decide(token)
+    handler.__name__ = handler.__qualname__ = f"decide_{token.lower()}"
+    return handler
+
+
+class _Spec:
+    """What never changes in a hand, shared by a Game and its clones: the rules and what follows
+    from them, the seed, the room's stakes and the scripted deals (as given, for the record)."""
+
+    __slots__ = ("rules", "variant", "n", "decks", "pass_id", "seed", "base", "imult", "scripted")
+
+    def __init__(self, rules: Rules, seed: int, base: int, imult: int, scripted: Tuple[Dict[str, Any], ...]) -> None:
+        self.rules = rules
+        self.variant = rules.variant
+        self.n = rules.players
+        self.decks = rules.decks
+        self.pass_id = rules.pass_id
+        self.seed = seed
+        self.base = base
+        self.imult = imult
+        self.scripted = scripted
+
 
 def _is_play_form(action: Any) -> bool:
     """An action shaped like a play or a pass (checked against the phase, not parsed)."""
@@ -52,6 +94,11 @@ def _is_play_form(action: Any) -> bool:
 class Game(TablePolicy):
     """One hand of ``rules.variant``. See the module docstring and docs/game.md."""
 
+    # the hand (_core._WholeHand), what never changes (_Spec), the table's state, the result
+    # once over, caches (not part of a clone: the factors, the encoder's, the play state's view)
+    # and an instance dict (empty: vars(game) works), which clone() does not copy
+    __slots__ = ("_core", "_spec", "_bots", "_clock", "_result", "_fcache", "_encoder_cache", "_psw", "__dict__")
+
     def __new__(cls, rules: Rules, *args: Any, **kwargs: Any) -> "Game":
         if cls is Game:
             if not isinstance(rules, Rules):
@@ -65,12 +112,7 @@ class Game(TablePolicy):
                  _deals: Optional[List[Dict[str, Any]]] = None) -> None:
         if not isinstance(rules, Rules):
             raise ArgumentTypeError("Game(rules, ...) needs a ddz.Rules")
-        self._rules = rules
-        self._variant = rules.variant
-        self._n = rules.players
-        self._decks = rules.decks
-        self._pass_id = rules.pass_id
-        self._phase_ids = _phase_ids(type(self), self._pass_id)
+        variant, n = rules.variant, rules.players
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         if not is_int(seed):
@@ -82,33 +124,73 @@ class Game(TablePolicy):
         base = int_arg(base, "base", 1)
         initial_multiplier = int_arg(initial_multiplier, "initial_multiplier", 1)
         if first_bidder is not None:
-            first_bidder = int_arg(first_bidder, "first_bidder", 0, self._n - 1)
+            first_bidder = int_arg(first_bidder, "first_bidder", 0, n - 1)
         if first_to_decide is not None:
-            first_to_decide = int_arg(first_to_decide, "first_to_decide", 0, self._n - 1)
-        if self._variant != "classic" and (base != 1 or initial_multiplier != 1):
+            first_to_decide = int_arg(first_to_decide, "first_to_decide", 0, n - 1)
+        if variant != "classic" and (base != 1 or initial_multiplier != 1):
             raise ArgumentError("base= and initial_multiplier= are CLASSIC3's room stakes (docs/rules.md §6); TWOP's "
                                 "initial multiplier is the option twop_initial_multiplier, BENGBU4's base is the bid")
-        if first_to_decide is not None and self._variant != "two_player":
+        if first_to_decide is not None and variant != "two_player":
             raise ArgumentError("first_to_decide exists only in TWOP (the PRE_DEAL phase, docs/rules.md §7)")
-        self._seed = seed
-        self._base = base
-        self._imult = initial_multiplier
-        self._scripted: List[Dict[str, Any]] = [dict(d) for d in _deals] if _deals else []
+        self._spec = _Spec(rules, seed, base, initial_multiplier, ())
+        scripted: List[Dict[str, Any]] = [dict(d) for d in _deals] if _deals else []
         if hands is not None:
             if _deals:
                 raise ArgumentError("give hands or a recorded deal list, not both")
-            self._scripted = [self._injected_deal(hands, kitty, aside, first_bidder, first_to_decide)]
+            scripted = [self._injected_deal(hands, kitty, aside, first_bidder, first_to_decide)]
         elif kitty is not None or aside is not None:
             raise ArgumentError("kitty= and aside= need hands=")
-        self._first_bidder_override = first_bidder if hands is None else None
-        self._first_to_decide_override = first_to_decide if hands is None else None
-        self._deals: List[Dict[str, Any]] = []
-        self._history: List[Tuple[Optional[int], str]] = []
-        self._redeals = 0
-        self._result: Optional[GameResult] = None
+        deals = tuple({"hands": [list(h) for h in d["hands"]], "kitty": list(d["kitty"]),
+                       "aside": list(d.get("aside") or []), "first_bidder": d["first_bidder"],
+                       "first_to_decide": d.get("first_to_decide")} for d in scripted)
+        physical = [(_core.PhysicalHands(rules, d["hands"], d["kitty"], d["aside"]), d["first_bidder"],
+                     d["first_to_decide"]) for d in deals]
+        self._spec = _Spec(rules, seed, base, initial_multiplier, deals)
+        overrides = (first_bidder, first_to_decide) if hands is None else (None, None)
+        self._core = _core._WholeHand(rules, rules.options, seed, physical,
+                                      -1 if overrides[0] is None else overrides[0],
+                                      -1 if overrides[1] is None else overrides[1], base, initial_multiplier)
         self._bots: Dict[int, Any] = {}
         self._clock = 0.0
-        self._start_deal()
+        self._result: Optional[GameResult] = None
+        self._fcache: Optional[Tuple[Tuple[Any, ...], Dict[str, Any]]] = None
+        self._encoder_cache: Optional[Tuple[Any, ...]] = None  # ddz.encode's, keyed by the factors dict
+        self._psw: Optional[PlayState] = None
+        if self._core.is_over:  # BENGBU4: 天炸/天尊 at the deal
+            self._result = self._final_result()
+
+    # ---- what never changes ---------------------------------------------------------
+    @property
+    def _rules(self) -> Rules:
+        return self._spec.rules
+
+    @property
+    def _variant(self) -> str:
+        return self._spec.variant
+
+    @property
+    def _n(self) -> int:
+        return self._spec.n
+
+    @property
+    def _decks(self) -> int:
+        return self._spec.decks
+
+    @property
+    def _pass_id(self) -> int:
+        return self._spec.pass_id
+
+    @property
+    def _seed(self) -> int:
+        return self._spec.seed
+
+    @property
+    def _base(self) -> int:
+        return self._spec.base
+
+    @property
+    def _imult(self) -> int:
+        return self._spec.imult
 
     # ---- dealing ----------------------------------------------------------------
     def _deal_order(self, deal_index: int) -> Tuple[List[int], int, int]:
@@ -169,54 +251,77 @@ class Game(TablePolicy):
                 "first_to_decide": (first_to_decide if first_to_decide is not None else coin)
                 if v == "two_player" else None}
 
-    def _draw_deal(self) -> Tuple[Dict[str, Any], Any]:
-        """The next deal (as the record keeps it) and its ``PhysicalHands``."""
-        if self._scripted:
-            d = self._scripted.pop(0)
-            d = {"hands": [list(h) for h in d["hands"]], "kitty": list(d["kitty"]),
-                 "aside": list(d.get("aside") or []), "first_bidder": d["first_bidder"],
-                 "first_to_decide": d.get("first_to_decide")}
-            return d, _core.PhysicalHands(self._rules, d["hands"], d["kitty"], d["aside"])
-        # the core lays the shuffled deck out (_deal_order's cards, each part ascending)
-        hands, fb, coin = _core.PhysicalHands.deal(self._rules, self._seed, len(self._deals))
-        ftd = coin if self._variant == "two_player" else None
-        if not self._deals:  # overrides apply to the first deal only
-            if self._first_bidder_override is not None:
-                fb = self._first_bidder_override
-            if self._first_to_decide_override is not None:
-                ftd = self._first_to_decide_override
-        return {"hands": [hands.ids(s) for s in range(self._n)], "kitty": hands.kitty, "aside": hands.aside,
-                "first_bidder": fb, "first_to_decide": ftd}, hands
+    @property
+    def _deals(self) -> List[Dict[str, Any]]:
+        """Every deal the hand has used (the record's): the scripted ones as given, then the
+        seed's, as dicts of card ids, the first bidder and TWOP's first to decide."""
+        scripted = self._spec.scripted
+        out = []
+        for i in range(self._core.deals):
+            if i < len(scripted):
+                out.append(scripted[i])
+            else:
+                hands, kitty, aside, fb, ftd = self._core.deal(i)
+                out.append({"hands": hands, "kitty": kitty, "aside": aside, "first_bidder": fb,
+                            "first_to_decide": ftd})
+        return out
 
-    def _start_deal(self) -> None:
-        d, self._hands = self._draw_deal()
-        self._deals.append(d)
-        self._kitty_revealed = False
-        self._shown: set = set()
-        self._landlord: Optional[int] = None
-        self._ps: Optional[PlayState] = None
-        self._phase = ""
-        self._seat: Optional[int] = None
-        self._decisions: List[Tuple[int, str]] = []  # this deal's decisions, for the encoders
-        self._kitty_word: Optional[int] = None
-        self._factors_key: Optional[Tuple[Any, ...]] = None
-        self._factors_cache: Dict[str, Any] = {}
-        self._encoder_cache: Optional[Tuple[Any, ...]] = None  # ddz.encode's, keyed by the factors dict
-        self._begin_bidding(d)
+    @property
+    def _hands(self) -> _core.PhysicalHands:
+        """A copy of the current deal's suited cards, as played so far."""
+        return self._core.physical()
 
-    def _redeal(self) -> None:
-        self._history.append((None, "REDEAL"))
-        self._redeals += 1
-        limit = self._rules.options["max_redeals"]
-        if limit and self._redeals >= limit:  # §7 max_redeals: the hand is void
-            self._finish(GameResult(kind="void", winner_side=None, landlord=None, winner_seat=None, multiplier=1,
-                                    factors={}, unit=0, scores=[0] * self._n))
-            return
-        self._start_deal()
+    @property
+    def _ps(self) -> Optional[PlayState]:
+        """The play state (a view of the hand's), None before the play phase."""
+        ps = self._psw
+        if ps is None:
+            ps = self._psw = self._core.play_state
+        return ps
 
-    def _take_kitty(self) -> None:
-        self._hands.take_kitty(self._ll)
-        self._kitty_revealed = True
+    @property
+    def _phase(self) -> str:
+        return self._core.phase
+
+    @property
+    def _seat(self) -> Optional[int]:
+        """The seat to decide in an auction phase, else None."""
+        return self._core.seat
+
+    @property
+    def _landlord(self) -> Optional[int]:
+        return self._core.landlord
+
+    @property
+    def _redeals(self) -> int:
+        return self._core.redeals
+
+    @property
+    def _history(self) -> List[Tuple[Optional[int], str]]:
+        return self._core.history()
+
+    @property
+    def _decisions(self) -> List[Tuple[int, str]]:
+        """This deal's decisions, for the encoders."""
+        return self._core.decisions()
+
+    @property
+    def _kitty_revealed(self) -> bool:
+        return self._core.kitty_revealed
+
+    def _final_result(self) -> GameResult:
+        """The result of a hand the core has ended: void (max_redeals), BENGBU4's special hand
+        at the deal, or the score of the play."""
+        kind = self._core.result_kind
+        if kind == "void":
+            return GameResult(kind="void", winner_side=None, landlord=None, winner_seat=None, multiplier=1,
+                              factors={}, unit=0, scores=[0] * self._n)
+        if kind == "special":
+            return self._special_result()
+        return self._score()
+
+    def _special_result(self) -> GameResult:
+        raise NotImplementedError
 
     # ---- protocol ---------------------------------------------------------------
     @property
@@ -229,17 +334,15 @@ class Game(TablePolicy):
 
     @property
     def phase(self) -> str:
-        return self._phase
+        return self._core.phase
 
     @property
     def current_seat(self) -> Optional[int]:
-        if self._phase == "PLAY":
-            return self._play.current_seat
-        return self._seat
+        return self._core.current_seat
 
     @property
     def is_over(self) -> bool:
-        return self._phase == "OVER"
+        return self._core.is_over
 
     @property
     def result(self) -> Optional[GameResult]:
@@ -247,23 +350,23 @@ class Game(TablePolicy):
 
     @property
     def landlord(self) -> Optional[int]:
-        return self._landlord
+        return self._core.landlord
 
     @property
     def first_bidder(self) -> int:
-        return self._deals[-1]["first_bidder"]
+        return self._core.first_bidder
 
     @property
     def redeals(self) -> int:
-        return self._redeals
+        return self._core.redeals
 
     @property
     def deal_number(self) -> int:
-        return len(self._deals) - 1
+        return self._core.deals - 1
 
     @property
     def history(self) -> List[Tuple[Optional[int], str]]:
-        return list(self._history)
+        return self._core.history()
 
     @property
     def play_state(self) -> Optional[PlayState]:
@@ -293,17 +396,17 @@ class Game(TablePolicy):
     def hand(self, seat: int) -> Cards:
         """A seat's cards by rank (server view; empty before the deal)."""
         seat = self._check_seat(seat)
-        return self._hands.cards(seat) if self._dealt() else Cards("", decks=self._decks)
+        return self._core.cards(seat) if self._dealt() else Cards("", decks=self._decks)
 
     def cards(self, seat: int) -> List[str]:
         """A seat's physical cards (server view; empty before the deal)."""
         seat = self._check_seat(seat)
-        return self._hands.names(seat) if self._dealt() else []
+        return self._core.names(seat) if self._dealt() else []
 
     @property
     def kitty(self) -> Optional[Cards]:
         """The kitty (server view); None before the deal (TWOP's PRE_DEAL)."""
-        return self._hands.kitty_cards if self._dealt() else None
+        return self._core.kitty_cards if self._dealt() else None
 
     @property
     def bomb_limits(self) -> Optional[List[Optional[int]]]:
@@ -336,23 +439,18 @@ class Game(TablePolicy):
         """The actions of the seat to act, as tokens: decisions (``"CALL"``, ``"BID2"``, …) in
         the bidding phases, ``"PLAY <ranks>"`` and ``"PASS"`` in the play phase; ``[]`` once
         the hand is over."""
-        phase = self._phase
+        phase = self._core.phase
         if phase == "PLAY":
-            return self._ps.legal_tokens()  # type: ignore[union-attr]  # PLAY has a play state
+            return self._play.legal_tokens()
         if phase == "OVER":
             return []
-        return list(self._decision_actions())
+        return list(self._core.decision_tokens())
 
     # ---- action ids (ddz.action_space: plays, PASS, then the decisions) ----------------
     def legal_action_ids(self) -> List[int]:
         """The ids of ``legal_actions()`` in the same order (``Rules.num_actions`` ids: plays
         by ``Move.id``, PASS at ``rules.pass_id``, decision k at ``pass_id + 1 + k``)."""
-        phase = self._phase
-        if phase == "PLAY":
-            return self._ps.legal_actions()  # type: ignore[union-attr]  # PLAY has a play state
-        if self._FILTERS_OFFERS or phase == "OVER":
-            return action_space.legal_ids(self)
-        return list(self._phase_ids[phase])
+        return self._core.legal_action_ids()
 
     def legal_action_mask(self) -> "np.ndarray":
         """A numpy bool array of length ``rules.num_actions``, True at ``legal_action_ids()``."""
@@ -382,56 +480,44 @@ class Game(TablePolicy):
         ``seat`` (a server always passes it) an action by any other seat raises
         ``IllegalAction`` with code ``NOT_YOUR_TURN``. An illegal action raises the
         ``IllegalAction`` that ``check`` returns and changes nothing."""
-        if self._phase == "PLAY":  # the core checks and plays real cards in one step
-            ps = self._ps
-            if seat is not None and seat != ps.current_seat:  # type: ignore[union-attr]  # PLAY has a play state
+        core = self._core
+        if core.phase == "PLAY":  # the core checks and plays real cards in one step
+            if seat is not None and seat != core.current_seat:
                 self._check_turn(seat)
-            if type(action) is not int or not 0 <= action <= self._pass_id:
+            if type(action) is not int or not 0 <= action <= self._spec.pass_id:
                 if isinstance(action, (int, np.integer)):
                     action = self._id_action(action)
             try:
-                token = self._play_checked(ps, action)  # type: ignore[arg-type]
+                token = core.play(action)
             except IllegalAction as e:
                 raise self._play_error(action, e) from None
+            if core.is_over:
+                self._result = self._score()
         else:
-            offered = self._offered_decision(action, seat)
-            if offered is None:  # not an offered decision's id: the whole check, with its errors
+            decided = core.decide_id(action, seat)  # an offered decision's id: the common case
+            if decided is None:  # anything else: the whole check, with its errors
                 token = self._apply(self._validate(action, seat))
             else:
-                token = offered
-                self._decided(self._seat, token)  # type: ignore[arg-type]  # a decision has a seat to act
+                token = decided
+                if core.is_over:
+                    self._result = self._final_result()
         self._clock = 0.0
         return token
 
-    def _offered_decision(self, action: Any, seat: Optional[int]) -> Optional[str]:
-        """The token of ``action`` when it is the id of a decision the seat to act is offered
-        now (and ``seat`` is that seat or None), else None: the common case of a decision,
-        checked without building the error paths of ``_validate``."""
-        if type(action) is not int:
-            return None
-        k = action - self._pass_id - 1
-        acting = self._seat
-        if acting is None or (seat is not None and seat != acting) or not 0 <= k < len(self._DECISIONS):
-            return None
-        token = self._DECISIONS[k]
-        return token if token in self._decision_actions() else None
-
-    def _play_checked(self, ps: PlayState, action: Any) -> str:
+    def _play_checked(self, action: Any) -> str:
         """Plays a play or pass (cards, a Move, a token or a play's id) that the core checks as it
         applies it (raising IllegalAction, nothing changed); the core records (seat, token) in
-        the history. Then the hand ends or the variant's in-play hook runs."""
-        token = self._hands.play(ps, action, self._history)  # type: ignore[arg-type]  # plays have seats
-        if ps.is_over:
-            self._finish(self._score())
-        elif self._play_hook:
-            self._after_play_action(self._history[-1][0])  # type: ignore[arg-type]  # a play has a seat
+        the history, ends the hand or enters TWOP's 翻身 decision. Then the hand is scored."""
+        token = self._core.play(action)
+        if self._core.is_over:
+            self._result = self._score()
         return token
 
     def _id_action(self, aid: Any) -> Any:
         """What an action id stands for: in the play phase a play's or PASS's id stays an int
         (the core plays it, checking the reading it names); any other id (a decision's, one out
         of range, a bool) is resolved by ``action_space``, which raises its errors."""
-        if self._phase == "PLAY" and not isinstance(aid, bool) and 0 <= aid <= self._pass_id:
+        if self._core.phase == "PLAY" and not isinstance(aid, bool) and 0 <= aid <= self._pass_id:
             return int(aid)
         return action_space.resolve(self, aid)
 
@@ -452,21 +538,22 @@ class Game(TablePolicy):
     def _validate(self, action: Any, seat: Optional[int]) -> Any:
         """Checks an action completely, raising its IllegalAction; returns what _apply needs
         (card ids, None for PASS, or a decision token)."""
-        if self._phase == "OVER":
+        phase = self._core.phase
+        if phase == "OVER":
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: no action is legal")
         acting = self._acting()
         if seat is not None:
             self._check_turn(seat)
         if isinstance(action, (int, np.integer)):
             action = self._id_action(action)
-        if self._phase == "PLAY":
-            why = self._hands.check_play(self._play, action)
+        if phase == "PLAY":
+            why = self._core.check_play(action)
             if why is not None:
                 raise self._play_error(action, why)
             return ("play", action)
         if not isinstance(action, str):
             if _is_play_form(action):
-                raise illegal(IllegalCode.WRONG_PHASE, f"a play during phase {self._phase}: legal actions are "
+                raise illegal(IllegalCode.WRONG_PHASE, f"a play during phase {phase}: legal actions are "
                                                        f"{', '.join(self._decision_actions())}")
             raise illegal(IllegalCode.MALFORMED, f"a decision is one of the tokens of docs/rules.md §1 (a str), "
                                                  f"not {shown(action)}", type_error=True)
@@ -476,68 +563,60 @@ class Game(TablePolicy):
             what = shown(action.strip() or action, 40)
             code = (IllegalCode.NOT_OFFERED if token in VARIANT[self._variant].decisions
                     else IllegalCode.WRONG_PHASE if _is_play_form(action) else IllegalCode.MALFORMED)
-            raise illegal(code, f"{what} is not legal for seat {acting} in phase {self._phase}: "
+            raise illegal(code, f"{what} is not legal for seat {acting} in phase {phase}: "
                                 f"legal actions are {', '.join(legal)}")
         return ("decide", token)
 
     def _apply(self, prepared: Any) -> str:
         what, arg = prepared
         if what == "play":
-            return self._play_checked(self._play, arg)
-        self._decided(self._acting(), arg)
+            return self._play_checked(arg)
+        self._decide(arg)
         return arg
 
-    def _decided(self, seat: int, token: str) -> None:
-        """Records and applies a checked decision of the seat to act."""
-        self._history.append((seat, token))
-        self._decisions.append((seat, token))
-        self._decide(seat, token)
-
-    # ---- the play phase ------------------------------------------------------------
-    def _start_play(self, bomb_limits: Optional[List[Optional[int]]] = None) -> None:
-        self._ps = self._hands.start_play(self._ll, bomb_limits)
-        self._phase = "PLAY"
-        self._seat = None
-
-    # whether the variant decides anything inside the play phase (TWOP 翻身/压迫)
-    _play_hook = False
-
-    def _after_play_action(self, seat: int) -> None:
-        """Hook for decisions inside the play phase (TWOP 翻身/压迫)."""
+    def _decide(self, token: str) -> None:
+        """Applies a checked decision of the seat to act: the core records it and takes the
+        transition of its phase table (re-dealing when the auction says so)."""
+        self._core.decide(token)
+        if self._core.is_over:
+            self._result = self._final_result()
 
     def _finish(self, result: GameResult) -> None:
+        """Ends the hand with ``result`` (an escape)."""
+        self._core.end()
         self._result = result
-        self._phase = "OVER"
-        self._seat = None
 
     # ---- observation --------------------------------------------------------------
     def _visible_seats(self) -> set:
-        return set(self._shown)
+        """The seats whose hands are face up."""
+        shown = self._core.shown
+        return {s for s in range(self._n) if shown >> s & 1}
 
     def _dealt(self) -> bool:
         """False while the cards are not dealt yet (TWOP's PRE_DEAL comes before the deal)."""
-        return True
+        return self._core.dealt
 
     def observation(self, seat: Optional[int]) -> Dict[str, Any]:
         """What ``seat`` may see now, and nothing else (docs/rules.md §6, §2.2.2, §2.3.3).
         ``seat=None`` is the public view (a spectator's): no own hand, no legal actions."""
         if seat is not None:
             seat = self._check_seat(seat)
-        dealt = self._dealt()
-        names = lambda s: self._hands.names(s) if dealt else []  # noqa: E731
-        to_act = self.current_seat
+        core = self._core
+        dealt = core.dealt
+        names = lambda s: core.names(s) if dealt else []  # noqa: E731
+        to_act = core.current_seat
         return {
             "seat": seat,
-            "phase": self._phase,
+            "phase": core.phase,
             "current_seat": to_act,
-            "landlord": self._landlord,
+            "landlord": core.landlord,
             "first_bidder": self.first_bidder if dealt else None,
-            "hand": str(self._hands.cards(seat)) if dealt and seat is not None else "",
+            "hand": str(core.cards(seat)) if dealt and seat is not None else "",
             "cards": names(seat) if seat is not None else [],
             "shown": {s: names(s) for s in sorted(self._visible_seats()) if s != seat},
-            "kitty": [card_name(c, self._decks) for c in self._hands.kitty] if self._kitty_revealed else None,
-            "cards_left": [self._hands.count(s) if dealt else 0 for s in range(self._n)],
-            "history": [[s, t] for s, t in self._history],
+            "kitty": core.kitty_names if core.kitty_revealed else None,
+            "cards_left": [core.count(s) if dealt else 0 for s in range(self._n)],
+            "history": [[s, t] for s, t in core.history()],
             "multiplier": self.multiplier,
             "factors": dict(self._factors_now()),
             "top": self._public_top(),
@@ -549,31 +628,28 @@ class Game(TablePolicy):
         """What ``ddz.encode.compact`` reads of the Game besides the play state and the hands,
         without building ``observation()``: the landlord, the face-up seats, the kitty's word
         once revealed (else 0) and this deal's decisions."""
-        if not self._kitty_revealed:
-            kitty = 0
-        else:
-            if self._kitty_word is None:  # the kitty does not change once revealed
-                self._kitty_word = self._hands.kitty_cards.word
-            kitty = self._kitty_word
-        return self._landlord, self._visible_seats(), kitty, self._decisions
+        core = self._core
+        kitty = core.kitty_cards.word if core.kitty_revealed else 0
+        return core.landlord, self._visible_seats(), kitty, core.decisions()
 
     def _factors_now(self) -> Dict[str, Any]:
         """``_current_factors()``, computed again only when something it reads may have
         changed: a decision or a re-deal, the phase, a bomb-class play, the end of the hand
         (within a phase the factors read nothing else). The dict is shared: do not change it."""
+        core = self._core
         ps = self._ps
         if ps is not None:
-            key = (self._redeals, len(self._decisions), self._phase, ps.bombs_total, ps.is_over)
+            key: Tuple[Any, ...] = (core.redeals, core.ndecisions, core.phase, ps.bombs_total, ps.is_over)
         else:
-            key = (self._redeals, len(self._decisions), self._phase, -1, False)
-        if self._factors_key != key:
-            self._factors_key = key
-            self._factors_cache = self._current_factors()
-        return self._factors_cache
+            key = (core.redeals, core.ndecisions, core.phase, -1, False)
+        cache = self._fcache
+        if cache is None or cache[0] != key:
+            cache = self._fcache = (key, self._current_factors())
+        return cache[1]
 
     def _public_top(self) -> Optional[List[Any]]:
         """[owner, ranks] of the play to beat in PLAY, else None (public information)."""
-        if self._ps is None or self._phase not in ("PLAY", "FANSHEN", "YAPO") or self._play.top is None:
+        if self._ps is None or self._core.phase not in ("PLAY", "FANSHEN", "YAPO") or self._play.top is None:
             return None
         move, owner = self._play.top
         return [owner, str(move)]
@@ -598,7 +674,7 @@ class Game(TablePolicy):
 
     def _action_log(self) -> List[Dict[str, Any]]:
         """The record's actions: the history without the dealer's REDEAL entries."""
-        return [{"seat": seat, "action": token} for seat, token in self._history if seat is not None]
+        return self._core.action_log()
 
     @classmethod
     def from_json(cls, text: str) -> "Game":
@@ -617,22 +693,18 @@ class Game(TablePolicy):
         return json.dumps(view_record(self, seat), ensure_ascii=False, sort_keys=True)
 
     def clone(self) -> "Game":
-        """An independent copy of the game at this point: the play state is cloned (its
-        history is shared, not copied), the other state copied; bots are deep-copied so that a
+        """An independent copy of the game at this point: one copy of the C++ hand (the play
+        state's log and the history are shared, not copied), the immutable parts shared; the
+        caches start empty. Bot seats stay bot seats: the bots are deep-copied, so that a
         clone's bots draw their own random numbers."""
-        new = object.__new__(type(self))
-        memo: Dict[int, Any] = {id(self._rules): self._rules}
-        for k, v in self.__dict__.items():
-            if k == "_ps":
-                new.__dict__[k] = v.clone() if v is not None else None
-            elif k == "_deals":  # deals are never changed once drawn
-                new.__dict__[k] = list(v)
-            elif k == "_phase_ids":  # a cache shared by every game of the variant and rules
-                new.__dict__[k] = v
-            elif k == "_encoder_cache":  # keyed by this game's factors dict, which the copy does not share
-                new.__dict__[k] = None
-            else:
-                new.__dict__[k] = copy.deepcopy(v, memo)
+        new = _object_new(self.__class__)
+        new._core = self._core.clone()
+        new._spec = self._spec
+        bots = self._bots
+        new._bots = copy.deepcopy(bots) if bots else {}
+        new._clock = self._clock
+        new._result = self._result  # a GameResult is frozen
+        new._fcache = new._encoder_cache = new._psw = None
         return new
 
     def __copy__(self) -> "Game":
@@ -647,47 +719,25 @@ class Game(TablePolicy):
         return (_game_from_pickle, (self.to_json(), dict(self._bots), self._clock))
 
     def __repr__(self) -> str:
-        return (f"Game({self._variant}, phase={self._phase}, to act={self.current_seat}, "
-                f"landlord={self._landlord}, deal={self.deal_number})")
+        return (f"Game({self._variant}, phase={self.phase}, to act={self.current_seat}, "
+                f"landlord={self.landlord}, deal={self.deal_number})")
 
     def _escape_result(self, seat: int) -> GameResult:
         raise NotImplementedError
 
-    # ---- variant hooks --------------------------------------------------------------
-    def _begin_bidding(self, deal: Dict[str, Any]) -> None:
-        raise NotImplementedError
-
-    # the variant's auction as data: phase -> token -> (handler, phases it may lead to)
+    # ---- variant hooks ----------------------------------------------------------------
+    # the variant's auction as data: phase -> token -> (handler, phases it may lead to), read
+    # from the core's table (auction_transitions)
     _TRANSITIONS: "Transitions" = {}
-    # the variant's decision tokens in their stable order (their action ids follow it)
-    _DECISIONS: Tuple[str, ...] = ()
-    # whether _offered filters a phase's tokens (BENGBU4's bids); if not, a phase offers all of them
-    _FILTERS_OFFERS = False
-    # phase -> its tokens in table order (built from _TRANSITIONS by _set_auction)
-    _PHASE_TOKENS: Dict[str, Tuple[str, ...]] = {}
 
     @classmethod
     def _set_auction(cls, variant: str, transitions: "Transitions") -> None:
-        """Gives a variant's class its auction: the transition table, the variant's decision
-        tokens in their stable order (the table's) and each phase's tokens in table order."""
+        """Gives a variant's class its auction table (for reading: the core runs it)."""
         cls._TRANSITIONS = transitions
-        cls._DECISIONS = VARIANT[variant].decisions
-        cls._PHASE_TOKENS = {phase: tuple(table) for phase, table in transitions.items()}
-
-    def _offered(self, token: str) -> bool:
-        """Whether a token of the phase's table is offered now (BENGBU4 filters its bids)."""
-        return True
 
     def _decision_actions(self) -> Sequence[str]:
-        """The tokens offered now (a tuple shared by every call where nothing filters them)."""
-        if self._FILTERS_OFFERS:
-            return [t for t in self._TRANSITIONS[self._phase] if self._offered(t)]
-        return self._PHASE_TOKENS[self._phase]
-
-    def _decide(self, seat: int, token: str) -> None:
-        handler, leads_to = self._TRANSITIONS[self._phase][token]
-        handler(self, seat)
-        assert self._phase in leads_to, f"{token} led to {self._phase}, not one of {leads_to}"
+        """The tokens offered now, in table order."""
+        return self._core.decision_tokens()
 
     def _current_factors(self) -> Dict[str, Any]:
         raise NotImplementedError
@@ -710,15 +760,4 @@ def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:
 Game.__signature__ = inspect.signature(Game.__init__).replace(  # type: ignore[attr-defined]
     parameters=list(inspect.signature(Game.__init__).parameters.values())[1:])
 
-_PHASE_IDS: Dict[Tuple[type, int], Dict[str, Tuple[int, ...]]] = {}
-
-
-def _phase_ids(cls: type, pass_id: int) -> Dict[str, Tuple[int, ...]]:
-    """phase -> the action ids of its tokens in table order (decision k is ``pass_id + 1 + k``),
-    for the variants whose phases offer all their tokens; one table per variant class and PASS id."""
-    ids = _PHASE_IDS.get((cls, pass_id))
-    if ids is None:
-        ids = _PHASE_IDS[(cls, pass_id)] = {
-            phase: tuple(pass_id + 1 + cls._DECISIONS.index(t) for t in tokens)  # type: ignore[attr-defined]
-            for phase, tokens in cls._PHASE_TOKENS.items()}  # type: ignore[attr-defined]
-    return ids
+_object_new = object.__new__

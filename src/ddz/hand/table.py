@@ -29,6 +29,9 @@ _TIMEOUT_CHOICES = ("NO_CALL", "NO_ROB", "NO_SHOW", "NORMAL_START", "NO_FANSHEN"
 class TablePolicy:
     """The timer, bot seats and escapes of ``ddz.Game`` (see the module docstring)."""
 
+    if not TYPE_CHECKING:  # Game's slots hold the state (mypy reads the declarations below)
+        __slots__ = ()
+
     _bots: Dict[int, Any]
     _clock: float
 
@@ -44,15 +47,20 @@ class TablePolicy:
         return TablePolicy.default_bot()
 
     if TYPE_CHECKING:  # what the mixin uses of the game it is mixed into (ddz.Game)
-        from .._core import PhysicalHands
+        from .._core import PhysicalHands, _WholeHand
         from ..core.rules import Rules
 
-        _rules: Rules
-        _variant: str
-        _decks: int
-        _hands: PhysicalHands
-        _history: List[Tuple[Optional[int], str]]
+        _core: _WholeHand
         _result: Optional[GameResult]
+
+        @property
+        def _rules(self) -> Rules: ...
+        @property
+        def _variant(self) -> str: ...
+        @property
+        def _decks(self) -> int: ...
+        @property
+        def _hands(self) -> PhysicalHands: ...
 
         @property
         def is_over(self) -> bool: ...
@@ -112,8 +120,7 @@ class TablePolicy:
         return self.apply(token)
 
     def _note_timeout(self) -> None:
-        seat = self._acting()
-        self._history.append((seat, "TIMEOUT"))
+        self._core.note(self._acting(), "TIMEOUT")
 
     @property
     def bot_seats(self) -> List[int]:
@@ -147,7 +154,7 @@ class TablePolicy:
         seat = self._check_seat(seat)
         if self.is_over:
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: nobody can escape it")
-        self._history.append((seat, "ESCAPE"))
+        self._core.note(seat, "ESCAPE")
         self._clock = 0.0
         if self._variant == "classic":
             if seat not in self._bots:

@@ -192,7 +192,7 @@ def _hand_words(g: Any) -> Sequence[int]:
     """The hands' rank words before the play (the core reads them from the play state after)."""
     if g._ps is not None or not g._dealt():
         return _NO_WORDS
-    return [g._hands.cards(s).word for s in range(g.num_players)]
+    return g._core.words()
 
 
 _NO_WORDS: Tuple[int, ...] = ()

@@ -1,0 +1,540 @@
+// pybind11 registration of the whole hand behind ddz.Game (_core._WholeHand): the C++ HandState
+// (hand.hpp: the deal, the variant's auction as its phase table, the result) with what a Game
+// adds beside it: the suited cards of the current deal (PhysicalHands), the play phase as a
+// PlayState (PlayStateObj, which Game.play_state shows), the deals' source (scripted deals and
+// overrides, shared by every copy) and the history of (seat, action). clone() is one C++ copy:
+// the logs (the play state's and the history) are immutable lists that copies share.
+#include <memory>
+
+#include "../ddz/hand.hpp"
+#include "common.hpp"
+#include "physical_obj.hpp"
+#include "play_obj.hpp"
+#include "raw_methods.hpp"
+
+HandOptions hand_options(py::handle d);  // vector_env.cpp
+
+namespace {
+
+/// What a history entry is: a decision (its token), a play (its cards), a pass, or one of the
+/// table's entries (the dealer's REDEAL, a seat's TIMEOUT or ESCAPE).
+enum HistKind : uint8_t { H_DECIDE, H_PLAY, H_PASS, H_REDEAL, H_TIMEOUT, H_ESCAPE };
+
+/// The history, newest first; copies share it (a new entry is a new head).
+struct HistNode {
+  IdSet ids;  // a play's cards
+  std::shared_ptr<const HistNode> prev;
+  uint32_t size;  // entries up to and including this one
+  int8_t seat;    // -1: the dealer's REDEAL
+  uint8_t kind;
+  uint8_t token;  // a decision's token
+};
+using Hist = std::shared_ptr<const HistNode>;
+
+/// What never changes in a hand: the options, the seed and the deals' source.
+struct GameSetup {
+  HandOptions o;
+  HandSetup deals;
+  uint64_t seed = 0;
+};
+
+struct HandObj {
+  RulesPtr rules;
+  std::shared_ptr<const GameSetup> setup;
+  HandState h;
+  PhysicalHands ph;          // the current deal's suited cards, as played
+  bool kitty_taken = false;  // ph has moved the kitty into the landlord's hand
+  PlayStateObj ps;           // the play phase, once h.in_play
+  Hist hist;
+  uint32_t deal_start = 0;   // the history's size when the current deal began
+  uint32_t hist_size() const { return hist ? hist->size : 0; }
+  int variant() const { return rules->r.variant; }
+};
+
+PyTypeObject* g_hand_type = nullptr;
+PyObject* g_phase_names[kHandPhases] = {};
+PyObject* g_token_names[3][8] = {};
+PyObject* g_pass_str = nullptr;
+
+HandObj* hand_ptr(PyObject* self) { return raw_value<HandObj>(self); }
+
+void push_hist(HandObj& G, int seat, uint8_t kind, uint8_t token = 0, IdSet ids = 0) {
+  G.hist = std::make_shared<const HistNode>(HistNode{ids, G.hist, G.hist_size() + 1, int8_t(seat), kind, token});
+}
+
+PyObject* new_ref(PyObject* o) {
+  Py_INCREF(o);
+  return o;
+}
+
+/// The token of a history entry, as ddz.Game records it.
+py::object hist_token(const HandObj& G, const HistNode& e) {
+  switch (e.kind) {
+    case H_DECIDE: return py::reinterpret_borrow<py::object>(g_token_names[G.variant()][e.token]);
+    case H_PLAY: return py::str("PLAY " + names_of(e.ids));
+    case H_PASS: return py::reinterpret_borrow<py::object>(g_pass_str);
+    case H_REDEAL: return py::str("REDEAL");
+    case H_TIMEOUT: return py::str("TIMEOUT");
+    default: return py::str("ESCAPE");
+  }
+}
+
+/// The history entries from index `from` on, oldest first.
+std::vector<const HistNode*> hist_from(const HandObj& G, uint32_t from) {
+  std::vector<const HistNode*> v;
+  for (const HistNode* n = G.hist.get(); n && n->size > from; n = n->prev.get()) v.push_back(n);
+  return std::vector<const HistNode*>(v.rbegin(), v.rend());
+}
+
+void start_deal_cards(HandObj& G) {
+  HandDeal d;
+  hand_deal(G.rules->r, G.h, G.h.redeals, d);
+  G.ph = d.cards;
+  G.kitty_taken = false;
+  G.ps = PlayStateObj{G.rules, PlayState(), nullptr};
+  G.deal_start = G.hist_size();
+}
+
+/// Brings the suited cards and the play state up to the HandState after a decision.
+void sync(HandObj& G, uint16_t redeals_before, bool in_play_before) {
+  HandState& h = G.h;
+  if (h.redeals != redeals_before) {
+    push_hist(G, -1, H_REDEAL);
+    if (h.result != HR_VOID) start_deal_cards(G);
+    in_play_before = false;
+  }
+  if (h.kitty_revealed && !G.kitty_taken) {
+    G.ph.take_kitty(h.landlord);
+    G.kitty_taken = true;
+  }
+  if (h.in_play && !in_play_before) G.ps = PlayStateObj{G.rules, h.t.s, nullptr};
+}
+
+/// The decision tokens offered now (table order).
+int offered(const HandObj& G, uint8_t* out) { return hand_decisions(G.rules->r, G.h, out); }
+
+bool is_offered(const HandObj& G, int token) {
+  uint8_t t[6];
+  const int k = offered(G, t);
+  for (int i = 0; i < k; ++i)
+    if (t[i] == token) return true;
+  return false;
+}
+
+/// Applies an offered decision of the seat to act.
+void decide(HandObj& G, int token) {
+  HandState& h = G.h;
+  const uint8_t phase = h.phase;
+  const uint16_t redeals = h.redeals;
+  const bool in_play = h.in_play;
+  push_hist(G, h.seat, H_DECIDE, uint8_t(token));
+  hand_decide(G.rules->r, G.setup->o, h, token);
+  if (!(kLeadsTo[G.variant()][phase][token] & (1u << h.phase)))
+    throw std::logic_error(std::string(kDecisionNames[G.variant()][token]) + " led from " + kHandPhaseNames[phase] +
+                           " to " + kHandPhaseNames[h.phase] + ", which the phase table does not name");
+  sync(G, redeals, in_play);
+}
+
+/// Plays a play or pass of the seat to act (checked here: IllegalAction, nothing changed);
+/// returns the recorded token.
+PyObject* play(HandObj& G, PyObject* action) {
+  IdSet ids = 0;
+  bool pass = false;
+  Interp reading;
+  std::string msg;
+  bool type_error;
+  Illegal why = check_play(G.ph, G.ps, action, ids, pass, reading, msg, type_error);
+  if (type_error) throw IllegalActionTypeError(msg);
+  if (why != Illegal::None) throw IllegalActionError(msg, why);
+  const int seat = G.ps.s.seat;
+  PyObject* token;
+  if (pass) {
+    token = PyUnicode_FromStringAndSize("PASS", 4);
+  } else {
+    std::string text = "PLAY " + names_of(ids);
+    token = PyUnicode_FromStringAndSize(text.data(), Py_ssize_t(text.size()));
+  }
+  if (!token) return nullptr;
+  if (pass) {
+    push_action(G.ps, kPassEnc, 0, true, reading);
+  } else {
+    Counts cards = counts_of_ids(ids);
+    push_action(G.ps, encode(cards, reading.kind), cards, false, reading);
+    G.ph.held[seat] &= ~ids;
+  }
+  push_hist(G, seat, pass ? H_PASS : H_PLAY, 0, ids);
+  hand_played(G.rules->r, G.setup->o, G.h, G.ps.s, seat);
+  return token;
+}
+
+// ---- raw methods: the calls a Game makes once per action ----------------------------------
+
+PyObject* hd_clone(PyObject* self, PyObject*) {
+  HandObj* G = hand_ptr(self);
+  if (!G) return nullptr;
+  return raw_call([G]() -> PyObject* { return py::cast(HandObj(*G)).release().ptr(); });
+}
+
+PyObject* hd_phase(PyObject* self, void*) {
+  HandObj* G = hand_ptr(self);
+  return G ? new_ref(g_phase_names[G->h.phase]) : nullptr;
+}
+
+PyObject* hd_current_seat(PyObject* self, void*) {
+  HandObj* G = hand_ptr(self);
+  if (!G) return nullptr;
+  const HandState& h = G->h;
+  if (h.phase == HP_OVER) Py_RETURN_NONE;
+  return PyLong_FromLong(h.phase == HP_PLAY ? G->ps.s.seat : h.seat);
+}
+
+PyObject* hd_seat(PyObject* self, void*) {
+  HandObj* G = hand_ptr(self);
+  if (!G) return nullptr;
+  if (G->h.phase >= HP_PLAY) Py_RETURN_NONE;
+  return PyLong_FromLong(G->h.seat);
+}
+
+PyObject* hd_is_over(PyObject* self, void*) {
+  HandObj* G = hand_ptr(self);
+  return G ? PyBool_FromLong(G->h.phase == HP_OVER) : nullptr;
+}
+
+PyObject* hd_in_play(PyObject* self, void*) {
+  HandObj* G = hand_ptr(self);
+  return G ? PyBool_FromLong(G->h.in_play) : nullptr;
+}
+
+PyObject* id_list_of(const uint8_t* tokens, int k, int pass_id) {
+  PyObject* out = PyList_New(k);
+  if (!out) return nullptr;
+  for (int i = 0; i < k; ++i) {
+    PyObject* v = PyLong_FromLong(pass_id + 1 + tokens[i]);
+    if (!v) {
+      Py_DECREF(out);
+      return nullptr;
+    }
+    PyList_SET_ITEM(out, i, v);
+  }
+  return out;
+}
+
+PyObject* hd_legal_action_ids(PyObject* self, PyObject*) {
+  HandObj* G = hand_ptr(self);
+  if (!G) return nullptr;
+  return raw_call([G]() -> PyObject* {
+    const HandState& h = G->h;
+    if (h.phase == HP_OVER) return PyList_New(0);
+    if (h.phase == HP_PLAY) {
+      MoveBuffer& b = tl_buf;
+      b.clear();
+      legal_actions(G->rules->r, G->ps.s, b);
+      const ActionIndex& ix = G->rules->ix();
+      PyObject* out = PyList_New(Py_ssize_t(b.size));
+      if (!out) return nullptr;
+      for (size_t i = 0; i < b.size; ++i) {
+        PyObject* id = id_object(ix.id_of(b.data[i]));
+        if (!id) {
+          Py_DECREF(out);
+          return nullptr;
+        }
+        PyList_SET_ITEM(out, Py_ssize_t(i), id);
+      }
+      return out;
+    }
+    uint8_t t[6];
+    const int k = offered(*G, t);
+    return id_list_of(t, k, G->rules->pass_id());
+  });
+}
+
+/// decide_id(action, seat): the common case of a decision, the id (a Python int) of a token
+/// the seat to act is offered now (`seat` None or that seat): applies it and returns its token;
+/// anything else returns None and changes nothing (Game then checks it in full).
+PyObject* hd_decide_id(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  HandObj* G = hand_ptr(self);
+  if (!G) return nullptr;
+  return raw_call([G, args, nargs]() -> PyObject* {
+    if (nargs != 2) throw ArgumentTypeError("decide_id(action, seat) takes 2 arguments");
+    HandState& h = G->h;
+    if (!PyLong_CheckExact(args[0]) || h.phase >= HP_PLAY) Py_RETURN_NONE;
+    if (args[1] != Py_None) {
+      if (!PyLong_CheckExact(args[1])) Py_RETURN_NONE;
+      const long s = PyLong_AsLong(args[1]);
+      if (s == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+      }
+      if (s != h.seat) Py_RETURN_NONE;
+    }
+    int overflow = 0;
+    const long long a = PyLong_AsLongLongAndOverflow(args[0], &overflow);
+    const long long k = a - G->rules->pass_id() - 1;
+    if (overflow || k < 0 || k >= kDecisionCount[G->variant()] || !is_offered(*G, int(k))) Py_RETURN_NONE;
+    decide(*G, int(k));
+    return new_ref(g_token_names[G->variant()][k]);
+  });
+}
+
+/// play(action): a play or pass in the play phase (ddz.Game.apply's path).
+PyObject* hd_play(PyObject* self, PyObject* action) {
+  HandObj* G = hand_ptr(self);
+  if (!G) return nullptr;
+  return raw_call([G, action]() -> PyObject* {
+    if (G->h.phase != HP_PLAY) throw IllegalActionError("no play phase now", Illegal::WrongPhase);
+    return play(*G, action);
+  });
+}
+
+PyGetSetDef hd_getters[] = {
+    {"phase", hd_phase, nullptr, "the phase's name", nullptr},
+    {"current_seat", hd_current_seat, nullptr, "the seat to act, None once the hand is over", nullptr},
+    {"seat", hd_seat, nullptr, "the seat to decide in an auction phase, else None", nullptr},
+    {"is_over", hd_is_over, nullptr, "whether the hand is over", nullptr},
+    {"in_play", hd_in_play, nullptr, "whether the play phase has started (it stays True once over)", nullptr},
+};
+
+PyMethodDef hd_methods[] = {
+    {"clone", hd_clone, METH_NOARGS, "clone(self) -> ddz._core._WholeHand\n\nAn independent copy (one C++ copy)."},
+    {"legal_action_ids", hd_legal_action_ids, METH_NOARGS,
+     "legal_action_ids(self) -> list[int]\n\nThe ids of the legal actions of the seat to act."},
+    {"decide_id", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(hd_decide_id)), METH_FASTCALL,
+     "decide_id(self, action: object, seat: int | None) -> str | None\n\nApplies the id of a decision offered to "
+     "the seat to act (seat None or that seat) and returns its token; otherwise None, nothing changed."},
+    {"play", hd_play, METH_O,
+     "play(self, action: object) -> str\n\nPlays real cards for the seat to act (as PhysicalHands.play) and returns "
+     "the recorded token; an illegal play raises ddz.IllegalAction and changes nothing."},
+};
+
+int seat_in(const HandObj& G, py::handle s) { return int(int_arg(s, "seat", 0, G.ph.n - 1)); }
+
+py::object opt_seat(int s) { return s < 0 || s == kNone ? py::object(py::none()) : py::object(py::int_(s)); }
+
+py::tuple deal_tuple(const HandObj& G, const HandDeal& d) {
+  const int n = G.rules->r.players();
+  py::list hands;
+  for (int s = 0; s < n; ++s) hands.append(id_list(d.cards.held[s]));
+  return py::make_tuple(hands, id_list(d.cards.kitty), id_list(d.cards.aside), int(d.first_bidder),
+                        G.variant() == 1 ? py::object(py::int_(int(d.first_to_decide))) : py::object(py::none()));
+}
+
+PhysicalHands physical_of(py::handle h) {
+  if (!py::isinstance<PhysicalObj>(h)) throw ArgumentTypeError("a deal is a ddz._core.PhysicalHands");
+  return h.cast<const PhysicalObj&>().h;
+}
+
+}  // namespace
+
+void register_game(py::module_& m) {
+  for (int p = 0; p < kHandPhases; ++p) g_phase_names[p] = PyUnicode_InternFromString(kHandPhaseNames[p]);
+  for (int v = 0; v < 3; ++v)
+    for (int t = 0; t < kDecisionCount[v]; ++t) g_token_names[v][t] = PyUnicode_InternFromString(kDecisionNames[v][t]);
+  g_pass_str = PyUnicode_InternFromString("PASS");
+  // the phase table and the leads-to table agree: a phase leads somewhere from each token it offers
+  for (int v = 0; v < 3; ++v)
+    for (int p = 0; p < kHandPhases; ++p)
+      for (int t = 0; t < kDecisionCount[v]; ++t) {
+        bool in_row = false;
+        for (const uint8_t* k = kPhaseTokens[v][p]; *k != kNone; ++k) in_row = in_row || *k == t;
+        if (in_row != (kLeadsTo[v][p][t] != 0)) throw std::logic_error("the auction tables disagree");
+      }
+
+  m.def("_auction_table", [](IntArg variant_h) {
+        const int v = int(int_arg(variant_h, "variant", 0, 2));
+        py::list rows;
+        for (int p = 0; p < kHandPhases; ++p)
+          for (const uint8_t* k = kPhaseTokens[v][p]; *k != kNone; ++k) {
+            py::list leads;
+            for (int q = 0; q < kHandPhases; ++q)
+              if (kLeadsTo[v][p][*k] & (1u << q)) leads.append(kHandPhaseNames[q]);
+            rows.append(py::make_tuple(kHandPhaseNames[p], kDecisionNames[v][*k], py::tuple(leads)));
+          }
+        return rows;
+      }, py::arg("variant"),
+      "The auction of variant 0 (CLASSIC3), 1 (TWOP) or 2 (BENGBU4) as the core defines it: (phase, token, the "
+      "phases it may lead to) in table order (ddz.hand.auction_*.TRANSITIONS are built from it).");
+
+  py::class_<HandObj>(m, "_WholeHand",
+                      "The whole hand behind ddz.Game: the deal, the auction (the core's phase table), the suited "
+                      "cards, the play state, the history and how the hand ended. Game checks the arguments and "
+                      "the errors a user sees; this object holds the state.")
+      .def(py::init([](RulesArg rules, py::handle options, IntArg seed_h, py::handle scripted, IntArg fb_h,
+                       IntArg ftd_h, IntArg base_h, IntArg imult_h) {
+             RulesPtr rp = rules_arg(rules);
+             auto su = std::make_shared<GameSetup>();
+             py::dict full;  // another variant's options take their defaults
+             full["max_redeals"] = 0;
+             full["classic_passers_may_rob"] = false;
+             full["classic_rob_winner"] = "first";
+             full["classic_show_timing"] = "before_kitty";
+             full["classic_kitty_combine"] = "product";
+             full["classic_rob_cap"] = 8;
+             full["classic_landlord_loss_factor"] = 2;
+             full["twop_fanshen_point"] = "farmer_first_turn";
+             full["twop_show_start_stacks"] = false;
+             full["twop_rocket_doubles"] = true;
+             full["twop_zero_sum"] = false;
+             full["twop_initial_multiplier"] = 1;
+             full["bengbu_missiles_once_per_player"] = false;
+             full["bengbu_special_per_instance"] = false;
+             for (auto kv : py::dict(py::reinterpret_borrow<py::object>(options))) full[kv.first] = kv.second;
+             // TWOP's initial multiplier may be any positive number; Game scores in Python
+             // (ddz.hand.scoring), so the core's own scores of a Game hand do not read it
+             {
+               py::object im = full["twop_initial_multiplier"];
+               int overflow = 0;
+               const long long v = PyLong_Check(im.ptr()) ? PyLong_AsLongLongAndOverflow(im.ptr(), &overflow) : 0;
+               if (overflow || v < 1 || v > (1LL << 32)) full["twop_initial_multiplier"] = 1;
+             }
+             su->o = hand_options(full);
+             su->o.base = int64_t(u64_arg(base_h, "base"));
+             su->o.imult = int64_t(u64_arg(imult_h, "initial_multiplier"));
+             su->seed = u64_arg(seed_h, "seed");
+             su->deals.first_bidder = int(int_arg(fb_h, "first_bidder", -1, rp->r.players() - 1));
+             su->deals.first_to_decide = int(int_arg(ftd_h, "first_to_decide", -1, 1));
+             for_each_item(scripted, "deals", [&](py::handle item, size_t) {
+               py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+               HandDeal d;
+               d.cards = physical_of(t[0]);
+               d.first_bidder = uint8_t(int_arg(t[1], "first_bidder", 0, rp->r.players() - 1));
+               d.first_to_decide = t[2].is_none() ? 0 : uint8_t(int_arg(t[2], "first_to_decide", 0, 1));
+               su->deals.scripted.push_back(d);
+             });
+             HandObj G{rp, su, HandState(), PhysicalHands(), false, PlayStateObj{rp, PlayState(), nullptr}, nullptr, 0};
+             hand_start(rp->r, su->o, G.h, su->seed, &su->deals);
+             start_deal_cards(G);
+             return G;
+           }),
+           py::arg("rules"), py::arg("options"), py::arg("seed"), py::arg("scripted"), py::arg("first_bidder"),
+           py::arg("first_to_decide"), py::arg("base"), py::arg("initial_multiplier"))
+      .def_property_readonly("landlord", [](const HandObj& G) { return opt_seat(G.h.landlord); })
+      .def_property_readonly("first_bidder", [](const HandObj& G) { return int(G.h.first_bidder); })
+      .def_property_readonly("redeals", [](const HandObj& G) { return int(G.h.redeals); })
+      .def_property_readonly("deals", [](const HandObj& G) { return int(G.h.redeals) + (G.h.result == HR_VOID ? 0 : 1); },
+                             "how many deals the hand has used")
+      .def_property_readonly("dealt", [](const HandObj& G) { return G.h.dealt; })
+      .def_property_readonly("kitty_revealed", [](const HandObj& G) { return G.h.kitty_revealed; })
+      .def_property_readonly("shown", [](const HandObj& G) { return int(G.h.shown); }, "bit s: seat s is face up")
+      .def_property_readonly("result_kind", [](const HandObj& G) { return kHandResultNames[G.h.result]; })
+      .def_property_readonly("scores", [](const HandObj& G) {
+            return std::vector<int64_t>(G.h.scores, G.h.scores + G.rules->r.players());
+          }, "the core's scores of a finished hand")
+      .def_property_readonly("seed", [](const HandObj& G) { return G.setup->seed; })
+      .def("decision_tokens", [](const HandObj& G) {
+            uint8_t t[6];
+            const int k = offered(G, t);
+            py::tuple out(k);
+            for (int i = 0; i < k; ++i) out[size_t(i)] = py::reinterpret_borrow<py::object>(g_token_names[G.variant()][t[i]]);
+            return out;
+          }, "the decision tokens offered now, in table order (empty outside the auction phases)")
+      .def("decide", [](HandObj& G, py::str token) {
+            const std::string t = token;
+            for (int k = 0; k < kDecisionCount[G.variant()]; ++k)
+              if (t == kDecisionNames[G.variant()][k]) {
+                if (G.h.phase >= HP_PLAY || !is_offered(G, k)) break;
+                decide(G, k);
+                return;
+              }
+            throw IllegalActionError(t + " is not offered now", Illegal::NotOffered);
+          }, py::arg("token"), "Applies an offered decision token of the seat to act.")
+      .def("check_play", [](HandObj& G, py::handle action) -> py::object {
+            IdSet ids = 0;
+            bool pass = false;
+            Interp reading;
+            std::string msg;
+            bool type_error;
+            Illegal why = check_play(G.ph, G.ps, action, ids, pass, reading, msg, type_error);
+            if (why == Illegal::None) return py::none();
+            return illegal_object(type_error ? g_illegal_type_twin : g_illegal_type, msg, why);
+          }, py::arg("action"), "None when play(action) would succeed, else the IllegalAction it would raise.")
+      .def_property_readonly("play_state", [](py::handle self) -> py::object {
+            HandObj& G = self.cast<HandObj&>();
+            if (!G.h.in_play) return py::none();
+            return py::cast(&G.ps, py::return_value_policy::reference_internal, self);
+          }, "the play state (a view of this hand's: it keeps the hand alive), None before the play phase")
+      .def("note", [](HandObj& G, IntArg seat, py::str what) {
+            const std::string w = what;
+            push_hist(G, seat_in(G, seat), w == "TIMEOUT" ? H_TIMEOUT : H_ESCAPE);
+          }, py::arg("seat"), py::arg("what"), "Records a seat's TIMEOUT or ESCAPE in the history.")
+      .def("end", [](HandObj& G) {
+            G.h.phase = HP_OVER;
+            if (G.h.result == HR_NONE) G.h.result = HR_ESCAPE;
+          }, "Ends the hand (an escape; Game scores it).")
+      .def("history", [](const HandObj& G) {
+            py::list out;
+            for (const HistNode* e : hist_from(G, 0)) out.append(py::make_tuple(opt_seat(e->seat), hist_token(G, *e)));
+            return out;
+          }, "the history: (seat, token), None for the dealer's REDEAL")
+      .def("action_log", [](const HandObj& G) {
+            py::list out;
+            for (const HistNode* e : hist_from(G, 0))
+              if (e->seat >= 0) {
+                py::dict d;
+                d["seat"] = int(e->seat);
+                d["action"] = hist_token(G, *e);
+                out.append(d);
+              }
+            return out;
+          }, "the record's actions: the history without REDEAL, as dicts")
+      .def_property_readonly("history_size", [](const HandObj& G) { return G.hist_size(); })
+      .def("decisions", [](const HandObj& G) {
+            py::list out;
+            for (const HistNode* e : hist_from(G, G.deal_start))
+              if (e->kind == H_DECIDE) out.append(py::make_tuple(int(e->seat), hist_token(G, *e)));
+            return out;
+          }, "this deal's decisions: (seat, token)")
+      .def_property_readonly("ndecisions", [](const HandObj& G) { return int(G.h.ndec); })
+      .def("deal", [](const HandObj& G, IntArg k_h) {
+            const int k = int(int_arg(k_h, "deal", 0, G.h.redeals));
+            HandDeal d;
+            hand_deal(G.rules->r, G.h, k, d);
+            return deal_tuple(G, d);
+          }, py::arg("k"), "deal k: (hands' ids, kitty ids, set-aside ids, first bidder, first to decide or None)")
+      .def("ids", [](const HandObj& G, IntArg s) { return id_list(G.ph.held[seat_in(G, s)]); }, py::arg("seat"))
+      .def("cards", [](const HandObj& G, IntArg s) { return CardsObj{counts_of_ids(G.ph.held[seat_in(G, s)]), G.ph.decks}; },
+           py::arg("seat"))
+      .def("names", [](const HandObj& G, IntArg s) {
+            py::list l;
+            for (IdSet x = G.ph.held[seat_in(G, s)]; x; x &= x - 1) l.append(card_name(lowest_id(x)));
+            return l;
+          }, py::arg("seat"))
+      .def("count", [](const HandObj& G, IntArg s) { return id_count(G.ph.held[seat_in(G, s)]); }, py::arg("seat"))
+      .def("words", [](const HandObj& G) {
+            std::vector<uint64_t> w;
+            for (int s = 0; s < G.ph.n; ++s) w.push_back(counts_of_ids(G.ph.held[s]));
+            return w;
+          }, "each seat's cards as a rank word")
+      .def_property_readonly("kitty", [](const HandObj& G) { return id_list(G.ph.kitty); })
+      .def_property_readonly("kitty_cards", [](const HandObj& G) { return CardsObj{counts_of_ids(G.ph.kitty), G.ph.decks}; })
+      .def_property_readonly("kitty_names", [](const HandObj& G) {
+            py::list l;
+            for (IdSet x = G.ph.kitty; x; x &= x - 1) l.append(card_name(lowest_id(x)));
+            return l;
+          })
+      .def_property_readonly("aside", [](const HandObj& G) { return id_list(G.ph.aside); })
+      .def("physical", [](const HandObj& G) { return PhysicalObj{G.rules, G.ph}; },
+           "a copy of the current deal's suited cards as a PhysicalHands")
+      .def("auction", [](const HandObj& G) -> py::tuple {
+            const HandState& h = G.h;
+            switch (G.variant()) {
+              case 0: return py::make_tuple(int(h.robs), h.showed, int(h.kitty_f));
+              case 1: {
+                py::list showers;
+                for (int i = 0; i < h.nshowers; ++i) showers.append(int(h.showers[i]));
+                return py::make_tuple(showers, h.fanshen < 0 ? py::object(py::none()) : py::object(py::bool_(h.fanshen == 1)),
+                                      h.yapo);
+              }
+              default: {
+                py::list limits;
+                for (int s = 0; s < 4; ++s) limits.append(h.limits[s] == kUnlimited ? py::object(py::none()) : py::object(py::int_(int(h.limits[s]))));
+                return py::make_tuple(h.landlord != kNone ? py::object(py::int_(int(h.base))) : py::object(py::none()),
+                                      int(h.high), h.open, limits);
+              }
+            }
+          }, "the variant's auction outcome so far: CLASSIC3 (robs, showed, kitty factor); TWOP (showers, 翻身 "
+             "(None: not decided), 压迫); BENGBU4 (the base bid or None, the highest bid, open play, bomb limits)");
+  PyObject* cls = m.attr("_WholeHand").ptr();
+  g_hand_type = reinterpret_cast<PyTypeObject*>(cls);
+  for (PyMethodDef& d : hd_methods) add_raw_method(cls, &d);
+  for (PyGetSetDef& d : hd_getters) add_raw_getter(cls, &d);
+}
