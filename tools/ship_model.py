@@ -5,7 +5,8 @@
     python tools/ship_model.py RUN_DIR --check      # only say whether it could be shipped
 
 The model must load (``NeuralModel.load``: this build's action space and encoder) and be at
-most ``MAX_MODEL_BYTES`` (8 MiB). The entry records the file's size and SHA-256 (checked at
+most ``MAX_MODEL_BYTES`` (8 MiB); ``--float16`` stores its weights as float16 (half the bytes;
+``NeuralModel.load`` computes in float32 as always), for a model whose float32 file is larger. The entry records the file's size and SHA-256 (checked at
 load), the rules, the network, the feature set, the frames, and from the run's ``config.json``
 and ``log.csv`` the seed, the objective, the training and CPU seconds, the last evaluation
 against RuleBot and the ``ddz train`` command that reproduces the run. Then update the model
@@ -20,6 +21,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 from typing import Any, Dict, List, Optional
 
 from ddz.learn import NeuralModel
@@ -57,8 +59,17 @@ def train_command(variant: str, config: Dict[str, Any], frames: int, out: str) -
     return " ".join(parts)
 
 
-def entry_for(run_dir: str, hardware: Optional[str], source: Optional[str] = None) -> Dict[str, Any]:
-    src = os.path.join(run_dir, "model.npz")
+def half_copy(src: str, dst: str) -> None:
+    """The model file ``src`` written to ``dst`` with its weights as float16."""
+    import numpy as np
+    m = NeuralModel.load(src)
+    NeuralModel(m.rules, m.net, {k: v.astype(np.float16) for k, v in m.arrays.items()},
+                meta={**m.meta, "stored": "float16"}).save(dst)
+
+
+def entry_for(run_dir: str, hardware: Optional[str], source: Optional[str] = None,
+              src: Optional[str] = None) -> Dict[str, Any]:
+    src = src or os.path.join(run_dir, "model.npz")
     model = NeuralModel.load(src)  # ModelError when this build cannot play it
     size = os.path.getsize(src)
     if size > MAX_MODEL_BYTES:
@@ -78,6 +89,7 @@ def entry_for(run_dir: str, hardware: Optional[str], source: Optional[str] = Non
         "file": f"{variant}.npz", "bytes": size, "sha256": digest,
         "variant": variant, "rules": repr(model.rules), "preset": model.rules.preset,
         "whole": model.whole, "net": model.net, "params": model.num_params,
+        "stored": model.meta.get("stored", "float32"),
         "objective": model.meta.get("objective", config.get("objective")), "frames": frames,
         "encoder": model.meta.get("encoder"), "action_space": model.meta.get("action_space"),
         "seed": config.get("seed"), "source": source or os.path.relpath(os.path.abspath(run_dir), ROOT),
@@ -104,8 +116,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--hardware", default=None, help="what the run trained on, for the model card (default: unsaid)")
     ap.add_argument("--source", default=None, help="the run's name in the index (default: RUN_DIR from the repository)")
     ap.add_argument("--check", action="store_true", help="only check the model and print its entry")
+    ap.add_argument("--float16", action="store_true",
+                    help="store the weights as float16 (half the size; computed in float32) (default: as trained)")
     args = ap.parse_args(argv)
-    entry = entry_for(args.run_dir, args.hardware, args.source)
+    tmp = tempfile.mkdtemp()
+    src = os.path.join(args.run_dir, "model.npz")
+    if args.float16:
+        half_copy(src, os.path.join(tmp, "model.npz"))
+        src = os.path.join(tmp, "model.npz")
+    entry = entry_for(args.run_dir, args.hardware, args.source, src)
     print(json.dumps(entry, indent=2))
     if args.check:
         return 0
@@ -115,7 +134,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if os.path.exists(index_path):
         with open(index_path, encoding="utf-8") as f:
             index = json.load(f)
-    shutil.copyfile(os.path.join(args.run_dir, "model.npz"), os.path.join(SRC_MODELS, entry["file"]))
+    shutil.copyfile(src, os.path.join(SRC_MODELS, entry["file"]))
+    shutil.rmtree(tmp, ignore_errors=True)
     index["models"][entry["variant"]] = entry
     index["models"] = dict(sorted(index["models"].items()))
     with open(index_path, "w", encoding="utf-8") as f:
