@@ -103,8 +103,10 @@ def entry_for(run_dir: str, hardware: Optional[str], source: Optional[str] = Non
             entry["cpu_seconds"] = float(last["cpu_seconds"])
     if evals:
         e = evals[-1]
+        # a role the model never played (nan) is left out: the index stays strict JSON
         entry["eval_vs_rulebot"] = {k: float(e[k]) for k in ("eval_wp", "eval_wp_landlord", "eval_wp_farmer",
-                                                             "eval_score", "eval_games") if e.get(k)}
+                                                             "eval_score", "eval_games")
+                                    if e.get(k) and e[k].lower() != "nan"}
     if hardware:
         entry["hardware"] = hardware
     return entry
