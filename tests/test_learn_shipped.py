@@ -68,12 +68,24 @@ def test_evaluate_takes_the_shipped_bot_beside_rule_bots():
     assert res["NeuralBot"].overall.hands == 12
 
 
-@pytest.mark.parametrize("variant", [v for v in VARIANTS if v not in SHIPPED])
-def test_a_variant_without_a_model_is_a_clear_error(variant):
-    with pytest.raises(ModelError, match=f"no model is shipped for {variant}"):
-        shipped_model(variant)
-    with pytest.raises(ModelError, match=f"no model is shipped for {variant}"):
-        NeuralBot.shipped(getattr(ddz.Rules, variant)())
+def without_model(monkeypatch, variant):
+    """The package as if no model were shipped for ``variant`` (an index without its entry)."""
+    import ddz.learn.shipped as S
+    monkeypatch.setattr(S, "SHIPPED", {v: e for v, e in S.SHIPPED.items() if v != variant})
+    S._load.cache_clear()  # models loaded before: loaded again from the real index afterwards
+    return S
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_variant_without_a_model_is_a_clear_error(variant, monkeypatch):
+    S = without_model(monkeypatch, variant)
+    try:
+        with pytest.raises(ModelError, match=f"no model is shipped for {variant}"):
+            shipped_model(variant)
+        with pytest.raises(ModelError, match=f"no model is shipped for {variant}"):
+            NeuralBot.shipped(getattr(ddz.Rules, variant)())
+    finally:
+        S._load.cache_clear()
 
 
 def test_names_rules_and_stakes():
