@@ -184,6 +184,9 @@ def test_actions_as_lists_and_errors():
         ddz.VectorEnv(r, 1, 0, auction=1)  # type: ignore[arg-type]
     with pytest.raises(ddz.ArgumentError, match="reward must be one of"):
         ddz.VectorEnv(r, 1, 0, reward="points")
+    # the core scores whole hands in integers: a fractional TWOP multiplier is refused clearly
+    with pytest.raises(ddz.ArgumentError, match="integer twop_initial_multiplier"):
+        ddz.VectorEnv(ddz.Rules.two_player(twop_initial_multiplier=2.5), 1, 0)
 
 
 def test_play_only_mode_has_terminal_information():

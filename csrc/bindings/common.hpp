@@ -350,6 +350,26 @@ inline PyObject* id_object(long id) {
 inline thread_local MoveBuffer tl_buf;
 inline thread_local MoveBuffer tl_batch;
 
+/// A new Python list of the action ids of a play state's legal actions (generator order), or
+/// nullptr with a Python error set: PlayState.legal_actions() and the Game's in the play phase.
+inline PyObject* legal_id_list(RulesObj& R, const PlayState& s) {
+  MoveBuffer& b = tl_buf;
+  b.clear();
+  legal_actions(R.r, s, b);
+  const ActionIndex& ix = R.ix();
+  PyObject* out = PyList_New(Py_ssize_t(b.size));
+  if (!out) return nullptr;
+  for (size_t i = 0; i < b.size; ++i) {
+    PyObject* id = id_object(ix.id_of(b.data[i]));
+    if (!id) {
+      Py_DECREF(out);
+      return nullptr;
+    }
+    PyList_SET_ITEM(out, Py_ssize_t(i), id);
+  }
+  return out;
+}
+
 /// Gives a reused buffer's memory back once one call has grown it past 8 MB, so that a
 /// single huge batch does not pin its high-water mark on every thread for good.
 inline void trim(MoveBuffer& b) {

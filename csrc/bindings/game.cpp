@@ -225,23 +225,7 @@ PyObject* hd_legal_action_ids(PyObject* self, PyObject*) {
   return raw_call([G]() -> PyObject* {
     const HandState& h = G->h;
     if (h.phase == HP_OVER) return PyList_New(0);
-    if (h.phase == HP_PLAY) {
-      MoveBuffer& b = tl_buf;
-      b.clear();
-      legal_actions(G->rules->r, G->ps.s, b);
-      const ActionIndex& ix = G->rules->ix();
-      PyObject* out = PyList_New(Py_ssize_t(b.size));
-      if (!out) return nullptr;
-      for (size_t i = 0; i < b.size; ++i) {
-        PyObject* id = id_object(ix.id_of(b.data[i]));
-        if (!id) {
-          Py_DECREF(out);
-          return nullptr;
-        }
-        PyList_SET_ITEM(out, Py_ssize_t(i), id);
-      }
-      return out;
-    }
+    if (h.phase == HP_PLAY) return legal_id_list(*G->rules, G->ps.s);
     uint8_t t[6];
     const int k = offered(*G, t);
     return id_list_of(t, k, G->rules->pass_id());
@@ -362,25 +346,11 @@ void register_game(py::module_& m) {
                        IntArg ftd_h, IntArg base_h, IntArg imult_h) {
              RulesPtr rp = rules_arg(rules);
              auto su = std::make_shared<GameSetup>();
-             py::dict full;  // another variant's options take their defaults
-             full["max_redeals"] = 0;
-             full["classic_passers_may_rob"] = false;
-             full["classic_rob_winner"] = "first";
-             full["classic_show_timing"] = "before_kitty";
-             full["classic_kitty_combine"] = "product";
-             full["classic_rob_cap"] = 8;
-             full["classic_landlord_loss_factor"] = 2;
-             full["twop_fanshen_point"] = "farmer_first_turn";
-             full["twop_show_start_stacks"] = false;
-             full["twop_rocket_doubles"] = true;
-             full["twop_zero_sum"] = false;
-             full["twop_initial_multiplier"] = 1;
-             full["bengbu_missiles_once_per_player"] = false;
-             full["bengbu_special_per_instance"] = false;
+             py::dict full;  // a copy: the rules' own options (another variant's are not read)
              for (auto kv : py::dict(py::reinterpret_borrow<py::object>(options))) full[kv.first] = kv.second;
              // TWOP's initial multiplier may be any positive number; Game scores in Python
              // (ddz.hand.scoring), so the core's own scores of a Game hand do not read it
-             {
+             if (full.contains("twop_initial_multiplier")) {
                py::object im = full["twop_initial_multiplier"];
                int overflow = 0;
                const long long v = PyLong_Check(im.ptr()) ? PyLong_AsLongLongAndOverflow(im.ptr(), &overflow) : 0;

@@ -170,24 +170,7 @@ PyObject* ps_is_over(PyObject* self, void*) {
 PyObject* ps_legal_actions(PyObject* self, PyObject*) {
   PlayStateObj* P = raw_value<PlayStateObj>(self);
   if (!P) return nullptr;
-  return raw_call([P]() -> PyObject* {
-    MoveBuffer& b = tl_buf;
-    b.clear();
-    legal_actions(P->rules->r, P->s, b);
-    RulesObj& R = *P->rules;
-    const ActionIndex& ix = R.ix();
-    PyObject* out = PyList_New(Py_ssize_t(b.size));
-    if (!out) return nullptr;
-    for (size_t i = 0; i < b.size; ++i) {
-      PyObject* id = id_object(ix.id_of(b.data[i]));
-      if (!id) {
-        Py_DECREF(out);
-        return nullptr;
-      }
-      PyList_SET_ITEM(out, Py_ssize_t(i), id);
-    }
-    return out;
-  });
+  return raw_call([P]() -> PyObject* { return legal_id_list(*P->rules, P->s); });
 }
 
 PyObject* ps_apply(PyObject* self, PyObject* action) {

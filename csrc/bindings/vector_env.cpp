@@ -81,32 +81,46 @@ DealPool pool_arg(const RulesObj& R, py::handle hands_h, py::handle landlords_h,
 
 }  // namespace
 
-/// The whole-hand options from the Python Rules.options dict (ddz.core.rules names them).
+/// The whole-hand options from the Python Rules.options dict (ddz.core.rules names them and
+/// holds their defaults). A rules value lists its own variant's options only; the others keep
+/// HandOptions' values, which that variant never reads.
 HandOptions hand_options(py::handle d) {
   if (!py::isinstance<py::dict>(d)) throw ArgumentTypeError("auction options must be a dict, not " + type_name(d));
   py::dict o = py::reinterpret_borrow<py::dict>(d);
-  auto get = [&](const char* k) -> py::object {
-    if (!o.contains(k)) throw ArgumentError(std::string("auction options lack ") + k);
-    return o[k];
-  };
-  auto str = [&](const char* k) { return py::str(get(k)).cast<std::string>(); };
-  auto i64 = [&](const char* k) { return get(k).cast<int64_t>(); };
-  auto flag = [&](const char* k) { return get(k).cast<bool>(); };
   HandOptions h;
-  h.max_redeals = int(i64("max_redeals"));
-  h.passers_may_rob = flag("classic_passers_may_rob");
-  h.rob_winner_last = str("classic_rob_winner") == "last";
-  h.show_after_kitty = str("classic_show_timing") == "after_kitty";
-  h.kitty_max = str("classic_kitty_combine") == "max";
-  h.rob_cap = i64("classic_rob_cap");
-  h.loss_factor = i64("classic_landlord_loss_factor");
-  h.fanshen_before_lead = str("twop_fanshen_point") == "before_lead";
-  h.show_stacks = flag("twop_show_start_stacks");
-  h.rocket_doubles = flag("twop_rocket_doubles");
-  h.zero_sum = flag("twop_zero_sum");
-  h.twop_imult = i64("twop_initial_multiplier");
-  h.missiles_once = flag("bengbu_missiles_once_per_player");
-  h.special_per_instance = flag("bengbu_special_per_instance");
+  auto str = [&](const char* k, const char* value, bool& out) {
+    if (o.contains(k)) out = py::str(o[k]).cast<std::string>() == value;
+  };
+  auto i64 = [&](const char* k, int64_t& out) {
+    if (!o.contains(k)) return;
+    py::object v = o[k];
+    int overflow = 0;
+    const long long x = PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr())
+                            ? PyLong_AsLongLongAndOverflow(v.ptr(), &overflow) : 0;
+    if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr()) || overflow)
+      throw ArgumentError(std::string("whole hands in the core need an integer ") + k + ", not " +
+                          std::string(py::str(py::repr(v))));
+    out = x;
+  };
+  auto flag = [&](const char* k, bool& out) {
+    if (o.contains(k)) out = o[k].cast<bool>();
+  };
+  int64_t redeals = 0;
+  i64("max_redeals", redeals);
+  h.max_redeals = int(redeals);
+  flag("classic_passers_may_rob", h.passers_may_rob);
+  str("classic_rob_winner", "last", h.rob_winner_last);
+  str("classic_show_timing", "after_kitty", h.show_after_kitty);
+  str("classic_kitty_combine", "max", h.kitty_max);
+  i64("classic_rob_cap", h.rob_cap);
+  i64("classic_landlord_loss_factor", h.loss_factor);
+  str("twop_fanshen_point", "before_lead", h.fanshen_before_lead);
+  flag("twop_show_start_stacks", h.show_stacks);
+  flag("twop_rocket_doubles", h.rocket_doubles);
+  flag("twop_zero_sum", h.zero_sum);
+  i64("twop_initial_multiplier", h.twop_imult);
+  flag("bengbu_missiles_once_per_player", h.missiles_once);
+  flag("bengbu_special_per_instance", h.special_per_instance);
   if (h.max_redeals < 0 || h.rob_cap < 1 || (h.loss_factor != 1 && h.loss_factor != 2) || h.twop_imult < 1 ||
       h.twop_imult > (int64_t(1) << 32))
     throw ArgumentError("auction options out of range");

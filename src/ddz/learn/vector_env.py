@@ -29,16 +29,6 @@ _REWARD_OPTIONS = {"twop_rocket_doubles": True, "bengbu_missiles_once_per_player
 #: ``Terminal.kind`` codes: how a hand ended (``GameResult.kind``).
 RESULT_KINDS = ("", "normal", "special", "void")
 
-# The options the core's whole hands read (all have defaults in every Rules; other variants'
-# options take their defaults here).
-_HAND_OPTIONS = {
-    "max_redeals": 0, "classic_passers_may_rob": False, "classic_rob_winner": "first", "classic_show_timing":
-    "before_kitty", "classic_kitty_combine": "product", "classic_rob_cap": 8, "classic_landlord_loss_factor": 2,
-    "twop_fanshen_point": "farmer_first_turn", "twop_show_start_stacks": False, "twop_rocket_doubles": True,
-    "twop_zero_sum": False, "twop_initial_multiplier": 1, "bengbu_missiles_once_per_player": False,
-    "bengbu_special_per_instance": False}
-
-
 def hand_seed(seed: int, game: int) -> int:
     """The ``ddz.Game`` seed of game ``game`` of a whole-hand ``VectorEnv`` seeded ``seed``: table i's
     k-th hand (counting from the last ``reset(seed)``) is game ``k * num_envs + i``, and it replays
@@ -152,7 +142,7 @@ class VectorEnv:
                                 "pass auction=False with them")
         options: Optional[dict] = None
         if auction:
-            options = {k: rules.options.get(k, default) for k, default in _HAND_OPTIONS.items()}
+            options = dict(rules.options)  # the core reads the auction's and the score's options
         else:
             for option, supported in _REWARD_OPTIONS.items():
                 if option in rules.options and rules.options[option] != supported:
