@@ -190,6 +190,50 @@ def test_ddz_train_runs_end_to_end(tmp_path, capsys):
         pass
 
 
+@pytest.mark.parametrize("mode", ["single", "threads"])
+def test_request_stop_ends_training_at_the_next_step_saved(tmp_path, mode):
+    import threading
+    import time
+    tr = Trainer(TrainConfig(**TINY, mode=mode), out=str(tmp_path))
+    done = threading.Event()
+    th = threading.Thread(target=lambda: (tr.train(seconds=120), done.set()), daemon=True)
+    th.start()
+    t0 = time.monotonic()
+    while tr.frames < 300 and time.monotonic() - t0 < 60:
+        time.sleep(0.05)
+    assert tr.frames >= 300
+    tr.request_stop()
+    assert done.wait(30), "train() did not return after request_stop"
+    saved = NeuralModel.load(str(tmp_path / "model.npz"))
+    assert saved.meta["frames"] == tr.frames
+    assert Trainer(out=str(tmp_path), resume=True).frames == tr.frames
+
+
+def test_sigterm_stops_ddz_train_with_the_run_saved(tmp_path):
+    """``ddz train`` on SIGTERM: exit 0 at the next step, checkpoint and model at the frames reached."""
+    import signal
+    import subprocess
+    import time
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "ddz.cli", "train", "--out", str(out), "--hours", "1", "--tables", "32",
+           "--batch-size", "128", "--hidden", "32", "--eval-games", "0", "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        t0 = time.monotonic()
+        while not (out / "config.json").exists() and time.monotonic() - t0 < 120 and proc.poll() is None:
+            time.sleep(0.1)
+        time.sleep(3.0)  # training under way
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, stderr
+    assert "stopped by a signal" in stderr
+    frames = Trainer(out=str(out), resume=True).frames
+    assert frames > 0 and NeuralModel.load(str(out / "model.npz")).meta["frames"] == frames
+
+
 def test_the_command_line_defaults_are_the_configs():
     from ddz.cli.train import _defaults
     cfg = TrainConfig()
@@ -216,6 +260,30 @@ def test_a_run_starts_from_a_model_file(tmp_path):
         Trainer(TrainConfig(**dict(TINY, hidden=[16]), init=model))
     with pytest.raises(ddz.ArgumentError, match="network"):
         Trainer(TrainConfig(**TINY, variant="twop", init=model))
+    assert "init_rules" not in ddz.learn.NeuralModel.load(str(tmp_path / "b" / "model.npz")).meta
+
+
+def test_a_run_starts_from_a_model_of_other_rules_of_the_variant(tmp_path):
+    """A transfer: CLASSIC3 weights start a classic_rlcard run (same feature widths; the features
+    describe cards and kinds, not action ids); the new model records where it started, across a
+    resume too. Another variant, or other widths, are refused."""
+    first = Trainer(TrainConfig(**TINY, seed=1), out=str(tmp_path / "a"))
+    first.train(frames=600)
+    model = str(tmp_path / "a" / "model.npz")
+    run = str(tmp_path / "rl")
+    second = Trainer(TrainConfig(**TINY, seed=2, variant="classic_rlcard", init=model), out=run)
+    assert second.rules == ddz.Rules.classic_rlcard()
+    assert arrays_equal(second.model.arrays(), first.model.arrays())
+    second.train(frames=first.frames + 300)
+    saved = ddz.learn.NeuralModel.load(run + "/model.npz")
+    assert saved.rules == ddz.Rules.classic_rlcard()
+    assert saved.meta["init_rules"]["preset"] == "classic"
+    assert not saved.plays(ddz.Rules.classic()) and saved.plays(ddz.Rules.classic_rlcard())
+    resumed = Trainer(out=run, resume=True)
+    resumed.train(frames=second.frames + 200)
+    assert ddz.learn.NeuralModel.load(run + "/model.npz").meta["init_rules"]["preset"] == "classic"
+    with pytest.raises(ddz.ArgumentError, match="network"):
+        Trainer(TrainConfig(**TINY, variant="bengbu", init=model))
 
 
 def test_a_log_begun_with_other_columns_keeps_them(tmp_path):

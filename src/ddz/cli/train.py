@@ -3,9 +3,11 @@ imported only when the command runs)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
-from typing import Any, List, Optional
+from typing import Any, Iterator, List, Optional
 
 from ..core.errors import DdzError
 
@@ -30,7 +32,9 @@ def add_parser(sub: Any) -> None:
                                     "play phase alone) by Deep Monte-Carlo (DouZero's "
                                     "algorithm) on many tables at once. The run directory gets config.json, "
                                     "checkpoint.pt, model.npz (for NeuralBot), log.csv and curve.png "
-                                    "(with matplotlib). --resume continues a run from its checkpoint.")
+                                    "(with matplotlib). --resume continues a run from its checkpoint. SIGTERM or "
+                                    "Ctrl-C stops at the next step with the run saved (a second Ctrl-C "
+                                    "stops without saving).")
     tr.add_argument("--variant", default="classic", metavar="NAME",
                     help="classic, twop, bengbu or a compat preset (classic_douzero, ...) (default classic)")
     tr.add_argument("--out", required=True, metavar="DIR", help="the run directory")
@@ -44,8 +48,9 @@ def add_parser(sub: Any) -> None:
     tr.add_argument("--resume", action="store_true",
                     help="continue the run in --out from its checkpoint (its config.json is used)")
     tr.add_argument("--init", default=None, metavar="MODEL",
-                    help="start a new run from a model file's weights (model.npz of an earlier run; fresh "
-                         "optimiser state, its frame count) (default: random weights)")
+                    help="start a new run from a model file's weights (model.npz of an earlier run, of these rules "
+                         "or other rules of the variant with the same feature widths, e.g. classic for "
+                         "classic_rlcard; fresh optimiser state, its frame count) (default: random weights)")
     tr.add_argument("--objective", default=d["objective"], choices=("wp", "adp", "score"),
                     help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs) or score (whole hands: the "
                          "variant's score over its REWARD_SCALE; --play-only: the play phase's score) "
@@ -84,6 +89,23 @@ def add_parser(sub: Any) -> None:
     tr.set_defaults(func=_cmd_train)
 
 
+@contextlib.contextmanager
+def _graceful_stop(trainer: Any) -> Iterator[None]:
+    """SIGTERM, and the first Ctrl-C, end the training at its next step with the run saved (a
+    second Ctrl-C interrupts at once, without saving)."""
+    def on_signal(signum: int, frame: Any) -> None:
+        trainer.request_stop()
+        if signum == signal.SIGINT:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    old = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     try:
         import torch  # noqa: F401
@@ -108,10 +130,14 @@ def _cmd_train(args: argparse.Namespace) -> int:
                               init=None if args.init is None else os.path.abspath(args.init))
             trainer = Trainer(cfg, out=args.out)
         seconds = None if args.hours is None else args.hours * 3600.0
-        summary = trainer.train(frames=args.frames, seconds=seconds, progress=None if args.quiet else sys.stderr)
-        if trainer.config.eval_games:
+        with _graceful_stop(trainer):
+            summary = trainer.train(frames=args.frames, seconds=seconds, progress=None if args.quiet else sys.stderr)
+        if trainer.stop_requested.is_set():
+            print(f"\nddz train: stopped by a signal; the run is saved at {trainer.frames:,} frames "
+                  f"(--resume continues)", file=sys.stderr)
+        elif trainer.config.eval_games:
             summary.update(trainer.final_evaluation())
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # a second Ctrl-C: no save
         print("\nddz train: interrupted; the last checkpoint stands (--resume continues)", file=sys.stderr)
         return 130
     except DdzError as e:

@@ -62,7 +62,7 @@ from .vector_env import VectorEnv
 from .bot import NeuralBot
 from .features import GROUP, HISTORY, Features, features_for
 from .rewards import REWARD_SCALE
-from .model import NeuralModel
+from .model import NeuralModel, rules_record
 from .nets import net_config
 from .torch_nets import QModel
 
@@ -506,6 +506,8 @@ class Trainer:
         self.next_checkpoint = cfg.checkpoint_every
         self.next_eval = cfg.eval_every if cfg.eval_every and cfg.eval_games else math.inf
         self.last_eval_frames = -1
+        self.init_rules: Optional[Dict[str, Any]] = None  # the rules of the --init model, when others
+        self.stop_requested = threading.Event()  # request_stop: end train() at the next step, saved
         if ckpt is not None:
             self._load(ckpt)
         elif cfg.init is not None:
@@ -518,13 +520,23 @@ class Trainer:
 
     def _init_from(self, path: str) -> None:
         """Starts from a model file's weights (fresh optimisers; the frame count the model records,
-        so the run's log continues its curve)."""
+        so the run's log continues its curve).
+
+        The model may have been trained under other rules of the same variant whose features have
+        the same widths (e.g. ``classic`` for a ``classic_rlcard`` run: the features describe cards
+        and kinds, not action ids, so they mean the same there): a transfer, which the new model
+        records as ``init_rules``."""
         m = NeuralModel.load(path)
-        if m.rules != self.rules or m.net["arch"] != self.net["arch"] or m.net["hidden"] != self.net["hidden"] \
+        mf = m.features
+        same_shape = (m.rules.variant == self.rules.variant and mf.state_dim == self.feats.state_dim
+                      and mf.action_dim == self.feats.action_dim and mf.move_dim == self.feats.move_dim)
+        if not same_shape or m.net["arch"] != self.net["arch"] or m.net["hidden"] != self.net["hidden"] \
                 or m.net.get("lstm") != self.net.get("lstm") or m.whole != self.whole:
             raise ArgumentError(f"{shown(path)} holds a {m.net.get('preset')} network {m.net['hidden']} for "
                                 f"{m.rules!r}; this run trains {self.config.net} {self.net['hidden']} for "
                                 f"{self.rules!r}")
+        if m.rules != self.rules:
+            self.init_rules = rules_record(m.rules)
         for p, net in enumerate(self.model.nets):
             net.load_state_dict({k: torch.from_numpy(m.arrays[f"p{p}.{k}"].copy()) for k in net.state_dict()})
         self.frames = int(m.meta.get("frames", 0))
@@ -595,7 +607,8 @@ class Trainer:
         cfg = self.config
         return NeuralModel(self.rules, self.net, self.model.arrays(),
                            meta={"frames": self.frames, "objective": cfg.objective, "variant": cfg.variant,
-                                 "whole": self.whole, "cpu_seconds": round(self.cpu_seconds, 1)})
+                                 "whole": self.whole, "cpu_seconds": round(self.cpu_seconds, 1),
+                                 **({"init_rules": self.init_rules} if self.init_rules else {})})
 
     def evaluate(self, games: Optional[int] = None) -> Dict[str, float]:
         """The current model (NeuralBot: a whole-hand model bids by its network, a play-phase one
@@ -634,6 +647,7 @@ class Trainer:
                  "next_checkpoint": self.next_checkpoint,
                  "next_eval": -1 if self.next_eval == math.inf else self.next_eval,
                  "last_eval": json.dumps(self.last_eval), "last_eval_frames": self.last_eval_frames,
+                 "init_rules": json.dumps(self.init_rules),
                  "model": self.model.state_dict(), "optims": [o.state_dict() for o in self.optims],
                  "buffer": self.buffer.state() if self.config.mode == "single" else {}}
         tmp = os.path.join(self.out, CHECKPOINT_FILE + ".tmp")
@@ -649,6 +663,7 @@ class Trainer:
         self.next_eval = math.inf if int(ckpt["next_eval"]) < 0 else int(ckpt["next_eval"])
         self.last_eval = json.loads(ckpt["last_eval"])
         self.last_eval_frames = int(ckpt["last_eval_frames"])
+        self.init_rules = json.loads(ckpt.get("init_rules", "null"))
         self.model.load_state_dict(ckpt["model"])
         for o, s in zip(self.optims, ckpt["optims"]):
             o.load_state_dict(s)
@@ -713,6 +728,13 @@ class Trainer:
         return path
 
     # ---- the loop ----
+    def request_stop(self) -> None:
+        """Asks a running ``train`` to return at its next step, with the run saved as at any
+        end (safe from a signal handler or another thread; ``ddz train`` calls it on SIGTERM
+        and on the first Ctrl-C). The request stands (``train`` returns at once) until
+        ``stop_requested.clear()``."""
+        self.stop_requested.set()
+
     def train(self, frames: Optional[int] = None, seconds: Optional[float] = None,
               progress: Optional[TextIO] = None) -> Dict[str, Any]:
         """Trains until the run has ``frames`` frames in all (a resumed run continues to it) or for
@@ -799,7 +821,7 @@ class Trainer:
         def new_segment() -> None:
             actor.reset(_mix(cfg.seed, 2, self.segment))
 
-        while self.frames < target and time.perf_counter() < deadline:
+        while self.frames < target and time.perf_counter() < deadline and not self.stop_requested.is_set():
             learned = 0
             for p, obs, act, hist, ret in actor.step(self.model):
                 learned += self._put_learning(p, obs, act, hist, ret, stats)
@@ -846,7 +868,8 @@ class Trainer:
         clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
                  "seconds": self.train_seconds}
         try:
-            while self.frames < target and time.perf_counter() < deadline and not stop.is_set():
+            while self.frames < target and time.perf_counter() < deadline and not stop.is_set() \
+                    and not self.stop_requested.is_set():
                 ready = self.buffer.ready(cfg.batch_size)
                 if not ready:
                     with self.buffer.cond:
@@ -892,7 +915,7 @@ class Trainer:
         clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
                  "seconds": self.train_seconds}
         try:
-            while self.frames < target and time.perf_counter() < deadline:
+            while self.frames < target and time.perf_counter() < deadline and not self.stop_requested.is_set():
                 ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
                 if not ready:
                     continue
@@ -936,7 +959,7 @@ class Trainer:
                  "seconds": self.train_seconds}
         error: Optional[str] = None
         try:
-            while self.frames < target and time.perf_counter() < deadline:
+            while self.frames < target and time.perf_counter() < deadline and not self.stop_requested.is_set():
                 try:
                     item = frames_q.get(timeout=0.5)
                 except _queue.Empty:
