@@ -5,6 +5,7 @@
     python benchmarks/run_all.py --scale 0.1     # fewer hands (a quick look)
     python benchmarks/run_all.py --dispatch 0    # the portable scalar build
     python benchmarks/run_all.py --cpu           # CPU time instead of wall time (a shared machine)
+    python benchmarks/run_all.py --long          # with the long ones (training: 10 min a trainer)
 """
 from __future__ import annotations
 
@@ -26,13 +27,16 @@ def main(argv=None) -> None:
     ap.add_argument("--dispatch", type=int, choices=(0, 1), default=None,
                     help="0: the portable scalar build, 1: the AVX2/BMI2 build (default: the fastest available)")
     ap.add_argument("--cpu", action="store_true", help="time by this process's CPU time, not wall time")
+    ap.add_argument("--long", action="store_true",
+                    help="include the long workloads (minutes each: train.*); --only takes them by name anyway")
     args = ap.parse_args(argv)
     if args.cpu:
         W.use_cpu_clock()
     if args.dispatch is not None:
         ddz.set_dispatch_level(args.dispatch)
     prefixes = [p for p in args.only.split(",") if p]
-    chosen = [w for w in W.WORKLOADS if not prefixes or any(w.name.startswith(p) for p in prefixes)]
+    chosen = [w for w in W.WORKLOADS if (any(w.name.startswith(p) for p in prefixes) if prefixes
+                                         else args.long or not w.long)]
     # a ratio needs its reference workload in the same run
     names = {w.name for w in chosen}
     chosen = [w for w in W.WORKLOADS if w.name in names or any(c.vs == w.name for c in chosen)]

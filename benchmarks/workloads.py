@@ -64,6 +64,7 @@ class Workload:
     target: str = ""   # the issue's target, for the reader
     vs: Optional[str] = None  # ratio = this rate / that workload's rate (same run)
     issue: int = 9
+    long: bool = False  # minutes, not seconds: run_all takes it with --long or when --only names it
 
 
 @dataclass
@@ -340,6 +341,27 @@ def _run_neural_lead(w: Workload, repeat: int) -> Tuple[float, float, str]:
     return 1.0 / best, float(np.mean([len(g.legal_action_ids()) for g in games])), "dec/s"
 
 
+def _run_trainer(which: str):
+    """A trainer for ``w.hands`` seconds of wall time (``bench_train_vs_douzero``: its frames
+    after the first fifth, at most a minute, of the run; one run, ``repeat`` ignored: a run is
+    minutes long, five at least). Needs torch, and DouZero's package for the peer's."""
+    def run(w: Workload, repeat: int) -> Tuple[float, float, str]:
+        import importlib.util
+        import tempfile
+
+        import bench_train_vs_douzero as T
+        for mod in ("torch",) + (("douzero",) if which == "douzero" else ()):
+            if importlib.util.find_spec(mod) is None:
+                raise RuntimeError(f"{mod} is not installed")
+        seconds = max(float(w.hands), 300.0)  # DouZero's learner steps come a minute apart here
+        with tempfile.TemporaryDirectory(prefix="ddz-train-wl-") as work:
+            r = getattr(T, which)(seconds / 60.0, min(60.0, seconds / 5), work, 2)
+        if r["frames_per_s"] <= 0:
+            raise RuntimeError(f"{which}'s trainer trained no frame in {seconds:.0f} s")
+        return float(r["frames_per_s"]), 0.0, "frames/s"
+    return run
+
+
 _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "game": _run_game,                    # ddz.Game hands, random legal action ids (issue 10)
     "game_tokens": _run_game_tokens,      # the same with tokens: legal_actions(), apply(str)
@@ -370,6 +392,8 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "pettingzoo": _run_pettingzoo,        # ddz's PettingZoo AEC env: last() + random id from the info + step()
     "pettingzoo_mask": _run_pettingzoo_mask,  # the same loop picking from the action mask
     "neural_lead": _run_neural_lead,      # NeuralBot (the shipped model, numpy) at the first lead: 1 / median
+    "train_douzero": _run_trainer("douzero"),  # DouZero's own trainer, CPU mode, 2 actors (peer)
+    "train_ddz": _run_trainer("ddz"),     # ddz train on DouZero's network, rules and batch, 2 actor processes
 }
 
 WHAT = {
@@ -402,6 +426,8 @@ WHAT = {
     "pettingzoo": "PettingZoo AEC last()+step(), id from info",
     "pettingzoo_mask": "PettingZoo AEC last()+step(), id from the mask",
     "neural_lead": "NeuralBot.act at the first lead, 1/median, numpy",
+    "train_douzero": "DouZero's trainer, frames trained per wall second (peer)",
+    "train_ddz": "ddz train, DouZero's network, frames trained per wall second",
 }
 
 COMPAT = ("classic_openspiel", "classic_douzero", "classic_rlcard")
@@ -490,6 +516,12 @@ def _registry() -> List[Workload]:
     # the landlord's first lead of 300 seeded deals; the rate is 1 / the median decision time
     w.append(Workload("neural.lead.classic", "neural_lead", "classic", hands=300, seed=2026,
                       target="<= 2 ms median (>= 500 dec/s)", issue=25))
+    # issue 25: training throughput on DouZero's network and rules, 10 minutes of wall time each
+    # (``hands`` = seconds) on an idle machine; long: only with run_all --long or --only train.
+    w.append(Workload("train.douzero_net.douzero", "train_douzero", "classic_douzero", hands=600,
+                      target="(peer)", issue=25, long=True))
+    w.append(Workload("train.douzero_net.ddz", "train_ddz", "classic_douzero", hands=600,
+                      target=">= 10x DouZero's trainer", vs="train.douzero_net.douzero", issue=25, long=True))
     return w
 
 
@@ -509,6 +541,6 @@ def measure(workloads: List[Workload], repeat: int = 3, scale: float = 1.0) -> L
             continue
         results[w.name] = Result(w, rate, mph, unit)
     for res in results.values():
-        if res.workload.vs and res.workload.vs in results:
+        if res.workload.vs and res.workload.vs in results and results[res.workload.vs].rate > 0:
             res.ratio = res.rate / results[res.workload.vs].rate
     return list(results.values())
