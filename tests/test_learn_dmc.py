@@ -286,6 +286,47 @@ def test_a_run_starts_from_a_model_of_other_rules_of_the_variant(tmp_path):
         Trainer(TrainConfig(**TINY, variant="bengbu", init=model))
 
 
+def test_grow_computes_the_same_function_and_refuses_shrinking():
+    from ddz.learn import nets
+    rng = np.random.default_rng(0)
+    f = ddz.learn.features.features_for(ddz.Rules.classic(), True)
+    cfg = nets.net_config("small", [24, 16])
+    shapes = nets.param_shapes(cfg, f.state_dim, f.action_dim, 3 * f.move_dim)
+    p = {k: rng.normal(0, 0.3, s).astype(np.float32) for k, s in shapes.items()}
+    state = (rng.random((5, f.state_dim)) < 0.3).astype(np.float32)
+    acts = f.actions(rng.integers(0, f.num_ids, 40))
+    idx = rng.integers(0, 5, 40)
+    q = nets.forward(p, cfg, state, acts, idx)
+    for hidden in ([24, 16], [40, 16], [24, 32], [48, 32, 32], [24, 16, 16, 20]):
+        g = nets.grow(p, cfg, hidden, np.random.default_rng(1))
+        big = nets.net_config("small", hidden)
+        assert {k: v.shape for k, v in g.items()} == nets.param_shapes(big, f.state_dim, f.action_dim, 3 * f.move_dim)
+        np.testing.assert_allclose(nets.forward(g, big, state, acts, idx), q, rtol=1e-5, atol=1e-5)
+    for bad in ([16, 16], [24], [24, 16, 8]):
+        with pytest.raises(ddz.ArgumentError, match="grow|wide"):
+            nets.grow(p, cfg, bad, np.random.default_rng(1))
+
+
+def test_a_run_grows_a_model_and_trains_on(tmp_path):
+    first = Trainer(TrainConfig(**TINY, seed=1), out=str(tmp_path / "a"))
+    first.train(frames=600)
+    model = str(tmp_path / "a" / "model.npz")
+    with pytest.raises(ddz.ArgumentError, match="grow"):
+        Trainer(TrainConfig(**dict(TINY, hidden=[48, 48]), init=model))
+    grown = Trainer(TrainConfig(**dict(TINY, hidden=[48, 48]), init=model, grow=True), out=str(tmp_path / "b"))
+    small, big = first.neural_model(), grown.neural_model()
+    actor = Actor(ddz.Rules.classic(), first.feats, 4, "wp", 0.0, False)  # whole-hand rows
+    actor.reset(3)
+    for _ in range(12):  # auction decisions, then plays
+        obs, ids = actor.st.obs[0], actor.st.legal_ids[actor.st.legal_offsets[0]:actor.st.legal_offsets[1]]
+        for pos in range(first.positions):
+            np.testing.assert_allclose(big.q_values(pos, obs, ids), small.q_values(pos, obs, ids), rtol=1e-5, atol=1e-5)
+        actor.step(first.model)
+    grown.train(frames=first.frames + 300)
+    assert grown.frames >= first.frames + 300 and np.isfinite(list(grown.recent_loss.values())).all()
+    assert NeuralModel.load(str(tmp_path / "b" / "model.npz")).net["hidden"] == [48, 48]
+
+
 def test_a_log_begun_with_other_columns_keeps_them(tmp_path):
     (tmp_path / "log.csv").write_text("wall_time,frames,loss_p0\n1.0,5,0.5\n")
     tr = Trainer(TrainConfig(**TINY), out=str(tmp_path))

@@ -51,6 +51,9 @@ def add_parser(sub: Any) -> None:
                     help="start a new run from a model file's weights (model.npz of an earlier run, of these rules "
                          "or other rules of the variant with the same feature widths, e.g. classic for "
                          "classic_rlcard; fresh optimiser state, its frame count) (default: random weights)")
+    tr.add_argument("--grow", action="store_true",
+                    help="with --init: grow the model's network to --hidden (wider layers, more layers), "
+                         "computing the same function at the start (default: the widths must match)")
     tr.add_argument("--objective", default=d["objective"], choices=("wp", "adp", "score"),
                     help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs) or score (whole hands: the "
                          "variant's score over its REWARD_SCALE; --play-only: the play phase's score) "
@@ -127,7 +130,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
                               actors=args.actors, checkpoint_every=args.checkpoint_every,
                               eval_every=args.eval_every, eval_games=args.eval_games,
                               buffer_frames=max(32768, 4 * args.batch_size),
-                              init=None if args.init is None else os.path.abspath(args.init))
+                              init=None if args.init is None else os.path.abspath(args.init), grow=args.grow)
             trainer = Trainer(cfg, out=args.out)
         seconds = None if args.hours is None else args.hours * 3600.0
         with _graceful_stop(trainer):

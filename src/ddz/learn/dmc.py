@@ -63,7 +63,7 @@ from .bot import NeuralBot
 from .features import GROUP, HISTORY, Features, features_for
 from .rewards import REWARD_SCALE
 from .model import NeuralModel, rules_record
-from .nets import net_config
+from .nets import grow, net_config, param_shapes
 from .torch_nets import QModel
 
 __all__ = ["TrainConfig", "Trainer", "rules_for", "OBJECTIVES", "MODES"]
@@ -117,11 +117,14 @@ class TrainConfig:
     eval_seed: int = 12345
     log_every: float = 10.0
     init: Optional[str] = None
+    grow: bool = False
 
     def check(self) -> "TrainConfig":
         rules_for(self.variant)
         if not isinstance(self.whole, bool):
             raise ArgumentError(f"whole must be true or false, not {shown(self.whole)}")
+        if not isinstance(self.grow, bool):
+            raise ArgumentError(f"grow must be true or false, not {shown(self.grow)}")
         net_config(self.net, self.hidden)
         if self.objective not in OBJECTIVES:
             raise ArgumentError(f"objective must be one of {', '.join(OBJECTIVES)}, not {shown(self.objective)}")
@@ -525,20 +528,28 @@ class Trainer:
         The model may have been trained under other rules of the same variant whose features have
         the same widths (e.g. ``classic`` for a ``classic_rlcard`` run: the features describe cards
         and kinds, not action ids, so they mean the same there): a transfer, which the new model
-        records as ``init_rules``."""
+        records as ``init_rules``. With ``grow``, the model's network may be narrower or shallower
+        than this run's: it is grown to this run's widths computing the same function
+        (``ddz.learn.nets.grow``), a warm start for a larger network."""
         m = NeuralModel.load(path)
         mf = m.features
         same_shape = (m.rules.variant == self.rules.variant and mf.state_dim == self.feats.state_dim
                       and mf.action_dim == self.feats.action_dim and mf.move_dim == self.feats.move_dim)
-        if not same_shape or m.net["arch"] != self.net["arch"] or m.net["hidden"] != self.net["hidden"] \
+        hidden_ok = m.net["hidden"] == self.net["hidden"] or self.config.grow
+        if not same_shape or m.net["arch"] != self.net["arch"] or not hidden_ok \
                 or m.net.get("lstm") != self.net.get("lstm") or m.whole != self.whole:
             raise ArgumentError(f"{shown(path)} holds a {m.net.get('preset')} network {m.net['hidden']} for "
                                 f"{m.rules!r}; this run trains {self.config.net} {self.net['hidden']} for "
-                                f"{self.rules!r}")
+                                f"{self.rules!r}" + ("" if self.config.grow else " (grow=True widens a network)"))
         if m.rules != self.rules:
             self.init_rules = rules_record(m.rules)
+        rng = np.random.default_rng(_mix(self.config.seed, 6) % 2**63)
         for p, net in enumerate(self.model.nets):
-            net.load_state_dict({k: torch.from_numpy(m.arrays[f"p{p}.{k}"].copy()) for k in net.state_dict()})
+            arrays = {k: m.arrays[f"p{p}.{k}"] for k in param_shapes(m.net, mf.state_dim, mf.action_dim,
+                                                                      GROUP * mf.move_dim)}
+            if m.net["hidden"] != self.net["hidden"]:
+                arrays = grow(arrays, m.net, self.net["hidden"], rng)
+            net.load_state_dict({k: torch.from_numpy(np.array(arrays[k], dtype=np.float32)) for k in net.state_dict()})
         self.frames = int(m.meta.get("frames", 0))
         cfg = self.config
         self.next_checkpoint = self.frames + cfg.checkpoint_every

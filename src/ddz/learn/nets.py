@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["PRESETS", "net_config", "param_shapes", "forward", "count_params"]
+__all__ = ["PRESETS", "net_config", "param_shapes", "forward", "count_params", "grow"]
 
 #: Network presets: ``small`` the default (an MLP), ``douzero`` DouZero's shape (an LSTM of 128
 #: over the last 15 plays, 3 to a step, and five 512-wide layers).
@@ -95,3 +95,57 @@ def forward(p: Mapping[str, npt.NDArray[np.float32]], cfg: Mapping[str, Any], st
     for k in range(1, len(cfg["hidden"])):
         x = np.maximum(x @ p[f"l{k}.weight"].T + p[f"l{k}.bias"], 0.0)
     return (x @ p["out.weight"].T + p["out.bias"])[:, 0]
+
+
+def grow(p: Mapping[str, npt.NDArray[np.float32]], cfg: Mapping[str, Any], hidden: List[int],
+         rng: np.random.Generator) -> Dict[str, npt.NDArray[np.float32]]:
+    """One network's arrays grown to the hidden widths ``hidden`` computing the same function
+    (a warm start for a larger network from a trained smaller one).
+
+    ``hidden`` must be as long as the network's or longer, and each of its first widths at least
+    the old one. A widened layer's new units get small random incoming weights and zero outgoing
+    weights (so they change nothing until trained); an added layer starts as the identity on the
+    units before it (exact after a ReLU, whose outputs are non-negative), the out layer reading
+    only those."""
+    from ..core.errors import ArgumentError
+    old: List[int] = list(cfg["hidden"])
+    if len(hidden) < len(old) or any(n < o for n, o in zip(hidden, old)):
+        raise ArgumentError(f"cannot grow hidden widths {old} to {hidden}: each old layer must keep its "
+                            f"width or widen, and layers may only be added")
+    q = {k: np.array(v, dtype=np.float32, copy=True) for k, v in p.items()}
+
+    def rows(w: npt.NDArray[np.float32], n: int, fan_in: int) -> npt.NDArray[np.float32]:
+        """``w`` with rows added up to ``n``, drawn as torch's default Linear init would draw them."""
+        extra = n - w.shape[0]
+        if extra <= 0:
+            return w
+        bound = 1.0 / np.sqrt(max(fan_in, 1))
+        shape = (extra,) + w.shape[1:]
+        return np.concatenate([w, rng.uniform(-bound, bound, shape).astype(np.float32)])
+
+    def cols(w: npt.NDArray[np.float32], n: int) -> npt.NDArray[np.float32]:
+        """``w`` with zero columns added up to ``n`` inputs."""
+        return np.concatenate([w, np.zeros((w.shape[0], n - w.shape[1]), np.float32)], axis=1)
+
+    fan0 = q["s0.weight"].shape[1] + q["a0.weight"].shape[1]
+    q["s0.weight"] = rows(q["s0.weight"], hidden[0], fan0)
+    q["s0.bias"] = rows(q["s0.bias"], hidden[0], fan0)
+    q["a0.weight"] = rows(q["a0.weight"], hidden[0], fan0)
+    if "h0.weight" in q:
+        q["h0.weight"] = rows(q["h0.weight"], hidden[0], fan0)
+    width = hidden[0]
+    for k in range(1, len(hidden)):
+        if k < len(old):
+            w = cols(q[f"l{k}.weight"], width)
+            q[f"l{k}.weight"] = rows(w, hidden[k], width)
+            q[f"l{k}.bias"] = rows(q[f"l{k}.bias"], hidden[k], width)
+        else:  # a new layer: the identity on the previous layer's units, new units zero
+            w = np.zeros((hidden[k], width), np.float32)
+            w[np.arange(min(width, hidden[k])), np.arange(min(width, hidden[k]))] = 1.0
+            if hidden[k] < width:
+                raise ArgumentError(f"an added layer must be at least as wide as the one before it ({width})")
+            q[f"l{k}.weight"] = w
+            q[f"l{k}.bias"] = np.zeros(hidden[k], np.float32)
+        width = hidden[k]
+    q["out.weight"] = cols(q["out.weight"], width)
+    return q
