@@ -254,8 +254,10 @@ def test_a_run_starts_from_a_model_file(tmp_path):
     second = Trainer(TrainConfig(**TINY, seed=2, init=model), out=str(tmp_path / "b"))
     assert second.frames == first.frames
     assert arrays_equal(second.model.arrays(), first.model.arrays())
-    second.train(frames=first.frames + 300)
+    out = second.train(frames=first.frames + 300)
     assert second.frames >= first.frames + 300
+    # the rate counts this run's frames over this run's seconds, not the model's earlier frames
+    assert out["frames_per_s"] == pytest.approx((second.frames - first.frames) / second.train_seconds)
     with pytest.raises(ddz.ArgumentError, match="network"):
         Trainer(TrainConfig(**dict(TINY, hidden=[16]), init=model))
     with pytest.raises(ddz.ArgumentError, match="network"):

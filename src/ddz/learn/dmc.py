@@ -510,6 +510,7 @@ class Trainer:
         self.next_eval = cfg.eval_every if cfg.eval_every and cfg.eval_games else math.inf
         self.last_eval_frames = -1
         self.init_rules: Optional[Dict[str, Any]] = None  # the rules of the --init model, when others
+        self.init_frames = 0  # the frames of the --init model (trained before this run's seconds)
         self.stop_requested = threading.Event()  # request_stop: end train() at the next step, saved
         if ckpt is not None:
             self._load(ckpt)
@@ -550,7 +551,7 @@ class Trainer:
             if m.net["hidden"] != self.net["hidden"]:
                 arrays = grow(arrays, m.net, self.net["hidden"], rng)
             net.load_state_dict({k: torch.from_numpy(np.array(arrays[k], dtype=np.float32)) for k in net.state_dict()})
-        self.frames = int(m.meta.get("frames", 0))
+        self.frames = self.init_frames = int(m.meta.get("frames", 0))
         cfg = self.config
         self.next_checkpoint = self.frames + cfg.checkpoint_every
         if self.next_eval != math.inf:
@@ -658,7 +659,7 @@ class Trainer:
                  "next_checkpoint": self.next_checkpoint,
                  "next_eval": -1 if self.next_eval == math.inf else self.next_eval,
                  "last_eval": json.dumps(self.last_eval), "last_eval_frames": self.last_eval_frames,
-                 "init_rules": json.dumps(self.init_rules),
+                 "init_rules": json.dumps(self.init_rules), "init_frames": self.init_frames,
                  "model": self.model.state_dict(), "optims": [o.state_dict() for o in self.optims],
                  "buffer": self.buffer.state() if self.config.mode == "single" else {}}
         tmp = os.path.join(self.out, CHECKPOINT_FILE + ".tmp")
@@ -675,6 +676,7 @@ class Trainer:
         self.last_eval = json.loads(ckpt["last_eval"])
         self.last_eval_frames = int(ckpt["last_eval_frames"])
         self.init_rules = json.loads(ckpt.get("init_rules", "null"))
+        self.init_frames = int(ckpt.get("init_frames", 0))
         self.model.load_state_dict(ckpt["model"])
         for o, s in zip(self.optims, ckpt["optims"]):
             o.load_state_dict(s)
@@ -769,7 +771,8 @@ class Trainer:
         self.plot()
         return {"frames": self.frames, "updates": self.updates, "train_seconds": self.train_seconds,
                 "cpu_seconds": self.cpu_seconds,
-                "frames_per_s": self.frames / self.train_seconds if self.train_seconds else float("nan"),
+                "frames_per_s": ((self.frames - self.init_frames) / self.train_seconds if self.train_seconds
+                                 else float("nan")),
                 **self.last_eval}
 
     def _periodic(self, stats: _Stats, clock: Dict[str, float], progress: Optional[TextIO],
