@@ -84,7 +84,11 @@ def play(landlord: Dict[str, Any], farmers: Dict[str, Any], data: List[Dict[str,
                    "landlord_down": farmers["landlord_down"]})
     won = np.zeros(len(data), dtype=bool)
     score = np.zeros(len(data))
+    seats = [landlord["landlord"], farmers["landlord_up"], farmers["landlord_down"]]
     for i, d in enumerate(data):
+        for seat in seats:  # the kitty is public: ddz seats are told it (DouZero's infosets keep it in part)
+            if hasattr(seat, "tell_kitty"):
+                seat.tell_kitty(d["three_landlord_cards"])
         before = dict(env.num_wins), dict(env.num_scores)
         env.card_play_init({k: list(v) for k, v in d.items()})
         while not env.game_over:
