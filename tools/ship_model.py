@@ -45,9 +45,12 @@ def _last_rows(path: str) -> List[Dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def train_command(variant: str, config: Dict[str, Any], frames: int, out: str) -> str:
-    """The ``ddz train`` command that reproduces a run of ``config`` (its frame budget given)."""
+def train_command(variant: str, config: Dict[str, Any], frames: int, out: str, init: Optional[str] = None) -> str:
+    """The ``ddz train`` command that reproduces a run of ``config`` (its frame budget given;
+    ``init``: the model file it started from, as the reproducing chain names it)."""
     parts = ["ddz", "train", "--variant", config.get("variant", variant)]
+    if init is not None:
+        parts += ["--init", init] + (["--grow"] if config.get("grow") else [])
     for k in _OPTIONS:
         v = config.get(k)
         if k in config and v != _DEFAULTS[k] and v is not None:
@@ -67,8 +70,25 @@ def half_copy(src: str, dst: str) -> None:
                 meta={**m.meta, "stored": "float16"}).save(dst)
 
 
+def chain_command(variant: str, run_dirs: List[str], last_config: Dict[str, Any], frames: int,
+                  whole: bool) -> str:
+    """The commands that reproduce a model trained in steps: each earlier run (``run_dirs``, in
+    order; each stopped at its ``model.npz``'s frames) then the last, each after the first
+    starting from the one before's model (``--init``)."""
+    cmds, init = [], None
+    for k, d in enumerate(run_dirs):
+        with open(os.path.join(d, "config.json"), encoding="utf-8") as f:
+            cfg = json.load(f)
+        out = f"runs/{variant}-{k + 1}"
+        cmds.append(train_command(variant, {**cfg, "whole": whole}, int(NeuralModel.load(
+            os.path.join(d, "model.npz")).meta.get("frames", 0)), out, init))
+        init = f"{out}/model.npz"
+    cmds.append(train_command(variant, {**last_config, "whole": whole}, frames, f"runs/{variant}", init))
+    return " && ".join(cmds)
+
+
 def entry_for(run_dir: str, hardware: Optional[str], source: Optional[str] = None,
-              src: Optional[str] = None) -> Dict[str, Any]:
+              src: Optional[str] = None, after: Optional[List[str]] = None) -> Dict[str, Any]:
     src = src or os.path.join(run_dir, "model.npz")
     model = NeuralModel.load(src)  # ModelError when this build cannot play it
     size = os.path.getsize(src)
@@ -93,9 +113,10 @@ def entry_for(run_dir: str, hardware: Optional[str], source: Optional[str] = Non
         "objective": model.meta.get("objective", config.get("objective")), "frames": frames,
         "encoder": model.meta.get("encoder"), "action_space": model.meta.get("action_space"),
         "seed": config.get("seed"), "source": source or os.path.relpath(os.path.abspath(run_dir), ROOT),
-        "train_command": train_command(variant, {**config, "whole": model.whole}, frames,
-                                       f"runs/{variant}"),
+        "train_command": chain_command(variant, list(after or []), config, frames, model.whole),
     }
+    if after:
+        entry["started_from"] = [os.path.relpath(os.path.abspath(d), ROOT) for d in after]
     if timed:
         last = timed[-1]
         entry["train_seconds"] = float(last["train_seconds"])
@@ -118,6 +139,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--hardware", default=None, help="what the run trained on, for the model card (default: unsaid)")
     ap.add_argument("--source", default=None, help="the run's name in the index (default: RUN_DIR from the repository)")
     ap.add_argument("--check", action="store_true", help="only check the model and print its entry")
+    ap.add_argument("--after", action="append", default=[], metavar="RUN_DIR",
+                    help="an earlier run this one started from (--init), in order, repeatable: the "
+                         "reproducing command chains them (default: none)")
     ap.add_argument("--float16", action="store_true",
                     help="store the weights as float16 (half the size; computed in float32) (default: as trained)")
     args = ap.parse_args(argv)
@@ -126,7 +150,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.float16:
         half_copy(src, os.path.join(tmp, "model.npz"))
         src = os.path.join(tmp, "model.npz")
-    entry = entry_for(args.run_dir, args.hardware, args.source, src)
+    entry = entry_for(args.run_dir, args.hardware, args.source, src, args.after)
     print(json.dumps(entry, indent=2))
     if args.check:
         return 0
