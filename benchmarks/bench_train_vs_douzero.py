@@ -106,12 +106,16 @@ def douzero(minutes: float, warmup: float, work: str, actors: int) -> dict:
             **_rate(points, warmup)}
 
 
-def ddz(minutes: float, warmup: float, work: str, actors: int) -> dict:
+def ddz(minutes: float, warmup: float, work: str, actors: int, int8: bool = False, learner_threads: int = 1) -> dict:
     out = os.path.join(work, "ddz")
     exe = shutil.which("ddz") or "ddz"
     cmd = [exe, "train", "--variant", "classic_douzero", "--play-only", "--net", "douzero", "--objective", "adp",
            "--optimizer", "rmsprop", "--lr", "1e-4", "--batch-size", "3200", "--mode", "processes",
            "--actors", str(actors), "--checkpoint-every", str(10**12), "--out", out, "--hours", "100", "--quiet"]
+    if int8:
+        cmd.append("--actor-int8")
+    if learner_threads != 1:
+        cmd += ["--learner-threads", str(learner_threads)]
     _run(cmd, minutes * 60, os.path.join(work, "ddz.log"))
     points = []
     with open(os.path.join(out, "log.csv")) as f:
@@ -126,6 +130,8 @@ def main() -> None:
     ap.add_argument("--warmup", type=float, default=60.0, help="seconds left out at each start (default 60)")
     ap.add_argument("--actors", type=int, default=2, help="actor processes of each trainer (default 2)")
     ap.add_argument("--only", choices=("douzero", "ddz"), default=None, help="run one trainer (default both)")
+    ap.add_argument("--ddz-int8", action="store_true", help="ddz's actors in int8 (ddz train --actor-int8)")
+    ap.add_argument("--ddz-learner-threads", type=int, default=1, help="ddz train --learner-threads (default 1)")
     ap.add_argument("--out", default=None, help="write the results as JSON here")
     args = ap.parse_args()
     results = []
@@ -135,7 +141,9 @@ def main() -> None:
                 continue
             load = os.getloadavg()
             print(f"{name}: {args.minutes} min (load average before: {load[0]:.2f} {load[1]:.2f})", flush=True)
-            r = fn(args.minutes, args.warmup, work, args.actors)
+            r = (ddz(args.minutes, args.warmup, work, args.actors, args.ddz_int8, args.ddz_learner_threads)
+                 if name == "ddz"
+                 else fn(args.minutes, args.warmup, work, args.actors))
             r["load_avg_before"] = [round(x, 2) for x in load]
             r["load_avg_after"] = [round(x, 2) for x in os.getloadavg()]
             print(json.dumps(r), flush=True)

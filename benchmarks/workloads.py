@@ -355,7 +355,10 @@ def _run_trainer(which: str):
                 raise RuntimeError(f"{mod} is not installed")
         seconds = max(float(w.hands), 300.0)  # DouZero's learner steps come a minute apart here
         with tempfile.TemporaryDirectory(prefix="ddz-train-wl-") as work:
-            r = getattr(T, which)(seconds / 60.0, min(60.0, seconds / 5), work, 2)
+            if which == "ddz":  # its fastest setting here: int8 actors, a two-thread learner
+                r = T.ddz(seconds / 60.0, min(60.0, seconds / 5), work, 2, True, 2)
+            else:
+                r = T.douzero(seconds / 60.0, min(60.0, seconds / 5), work, 2)
         if r["frames_per_s"] <= 0:
             raise RuntimeError(f"{which}'s trainer trained no frame in {seconds:.0f} s")
         return float(r["frames_per_s"]), 0.0, "frames/s"
@@ -427,7 +430,7 @@ WHAT = {
     "pettingzoo_mask": "PettingZoo AEC last()+step(), id from the mask",
     "neural_lead": "NeuralBot.act at the first lead, 1/median, numpy",
     "train_douzero": "DouZero's trainer, frames trained per wall second (peer)",
-    "train_ddz": "ddz train, DouZero's network, frames trained per wall second",
+    "train_ddz": "ddz train --actor-int8 --learner-threads 2, DouZero's network, frames per wall second",
 }
 
 COMPAT = ("classic_openspiel", "classic_douzero", "classic_rlcard")

@@ -329,6 +329,33 @@ def test_a_run_grows_a_model_and_trains_on(tmp_path):
     assert NeuralModel.load(str(tmp_path / "b" / "model.npz")).net["hidden"] == [48, 48]
 
 
+def test_int8_actors_choose_as_float32_actors_and_train():
+    """actor_int8: the acting copy's Q values are close to float32's and its greedy choices the
+    same on nearly every table; the option trains in threads mode and is refused elsewhere."""
+    from ddz.learn.dmc import _int8, score_actions
+    tr = Trainer(TrainConfig(**dict(TINY, hidden=[64, 64])))
+    tr.train(frames=2000)
+    q8 = _int8(tr.model)
+    actor = Actor(tr.rules, tr.feats, 64, "wp", 0.0, False)
+    actor.reset(9)
+    same = total = 0
+    for _ in range(20):
+        st = actor.st
+        pos = actor._positions(st)
+        a = score_actions(tr.model, tr.feats, st.obs, st.legal_ids, st.legal_offsets, None, False, pos)
+        b = score_actions(q8, tr.feats, st.obs, st.legal_ids, st.legal_offsets, None, False, pos)
+        assert np.abs(a - b).max() < 0.05
+        same += int((greedy(a, st.legal_offsets) == greedy(b, st.legal_offsets)).sum())
+        total += len(st.obs)
+        actor.step(tr.model)
+    assert same / total >= 0.95, same / total
+    run = Trainer(TrainConfig(**TINY, mode="threads", actor_int8=True))
+    run.train(frames=1500)
+    assert run.frames >= 1500 and np.isfinite(list(run.recent_loss.values())).all()
+    with pytest.raises(ddz.ArgumentError, match="actor_int8"):
+        TrainConfig(**TINY, actor_int8=True).check()  # mode single
+
+
 def test_a_log_begun_with_other_columns_keeps_them(tmp_path):
     (tmp_path / "log.csv").write_text("wall_time,frames,loss_p0\n1.0,5,0.5\n")
     tr = Trainer(TrainConfig(**TINY), out=str(tmp_path))
