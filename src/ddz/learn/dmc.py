@@ -567,7 +567,8 @@ class Trainer:
                 or m.net.get("lstm") != self.net.get("lstm") or m.whole != self.whole:
             raise ArgumentError(f"{shown(path)} holds a {m.net.get('preset')} network {m.net['hidden']} for "
                                 f"{m.rules!r}; this run trains {self.config.net} {self.net['hidden']} for "
-                                f"{self.rules!r}" + ("" if self.config.grow else " (grow=True widens a network)"))
+                                f"{self.rules!r}" + (" (grow=True widens a network)" if same_shape and not hidden_ok
+                                                     else ""))
         if m.rules != self.rules:
             self.init_rules = rules_record(m.rules)
         rng = np.random.default_rng(_mix(self.config.seed, 6) % 2**63)
@@ -774,6 +775,10 @@ class Trainer:
         ``stop_requested.clear()``."""
         self.stop_requested.set()
 
+    def _going(self, target: float, deadline: float) -> bool:
+        """Whether a training loop goes on: frames and time left, and no stop requested."""
+        return self.frames < target and time.perf_counter() < deadline and not self.stop_requested.is_set()
+
     def train(self, frames: Optional[int] = None, seconds: Optional[float] = None,
               progress: Optional[TextIO] = None) -> Dict[str, Any]:
         """Trains until the run has ``frames`` frames in all (a resumed run continues to it) or for
@@ -861,7 +866,7 @@ class Trainer:
         def new_segment() -> None:
             actor.reset(_mix(cfg.seed, 2, self.segment))
 
-        while self.frames < target and time.perf_counter() < deadline and not self.stop_requested.is_set():
+        while self._going(target, deadline):
             learned = 0
             for p, obs, act, hist, ret in actor.step(self.model):
                 learned += self._put_learning(p, obs, act, hist, ret, stats)
@@ -910,8 +915,7 @@ class Trainer:
         clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
                  "seconds": self.train_seconds}
         try:
-            while self.frames < target and time.perf_counter() < deadline and not stop.is_set() \
-                    and not self.stop_requested.is_set():
+            while self._going(target, deadline) and not stop.is_set():
                 ready = self.buffer.ready(cfg.batch_size)
                 if not ready:
                     with self.buffer.cond:
@@ -957,7 +961,7 @@ class Trainer:
         clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
                  "seconds": self.train_seconds}
         try:
-            while self.frames < target and time.perf_counter() < deadline and not self.stop_requested.is_set():
+            while self._going(target, deadline):
                 ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
                 if not ready:
                     continue
@@ -1002,7 +1006,7 @@ class Trainer:
                  "seconds": self.train_seconds}
         error: Optional[str] = None
         try:
-            while self.frames < target and time.perf_counter() < deadline and not self.stop_requested.is_set():
+            while self._going(target, deadline):
                 try:
                     item = frames_q.get(timeout=0.5)
                 except _queue.Empty:
