@@ -104,6 +104,20 @@ def _ci(x: np.ndarray) -> List[float]:
     return [float(x.mean()) - half, float(x.mean()) + half]
 
 
+def summarise(a_ll: Dict[str, Any], b_ll: Dict[str, Any]) -> Dict[str, Any]:
+    """A's WP and ADP (with 95 % intervals over deals) and per role, from ``play`` with A as the
+    landlord (``a_ll``) and with B as the landlord (``b_ll``) on the same deals."""
+    # per deal, A's result in each role: the farmers' score is the landlord's negated, halved
+    # (±1 × 2^bombs against ±2 × 2^bombs), and DouZero's ADP doubles it back
+    wp_ll, wp_f = a_ll["won"].astype(float), (~b_ll["won"]).astype(float)
+    adp_ll, adp_f = a_ll["score"], -b_ll["score"]
+    per_deal_wp, per_deal_adp = (wp_ll + wp_f) / 2, (adp_ll + adp_f) / 2
+    return {"wp": float(per_deal_wp.mean()), "wp_ci": _ci(per_deal_wp),
+            "adp": float(per_deal_adp.mean()), "adp_ci": _ci(per_deal_adp),
+            "a_landlord": {"wp": float(wp_ll.mean()), "adp": float(adp_ll.mean())},
+            "a_farmers": {"wp": float(wp_f.mean()), "adp": float(adp_f.mean())}}
+
+
 def main(argv: Any = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--a", required=True, help="agent A (see the module docstring)")
@@ -115,18 +129,8 @@ def main(argv: Any = None) -> int:
     data = deals(args.deals, args.seed)
     a, b = make_agents(args.a), make_agents(args.b)
     t = time.perf_counter()
-    a_ll = play(a, b, data)   # A the landlord
-    b_ll = play(b, a, data)   # B the landlord, A the farmers
-    # per deal, A's result in each role: the farmers' score is the landlord's negated, halved
-    # (±1 × 2^bombs against ±2 × 2^bombs), and DouZero's ADP doubles it back
-    wp_ll, wp_f = a_ll["won"].astype(float), (~b_ll["won"]).astype(float)
-    adp_ll, adp_f = a_ll["score"], -b_ll["score"]
-    per_deal_wp, per_deal_adp = (wp_ll + wp_f) / 2, (adp_ll + adp_f) / 2
     res = {"a": args.a, "b": args.b, "deals": args.deals, "seed": args.seed,
-           "wp": float(per_deal_wp.mean()), "wp_ci": _ci(per_deal_wp),
-           "adp": float(per_deal_adp.mean()), "adp_ci": _ci(per_deal_adp),
-           "a_landlord": {"wp": float(wp_ll.mean()), "adp": float(adp_ll.mean())},
-           "a_farmers": {"wp": float(wp_f.mean()), "adp": float(adp_f.mean())},
+           **summarise(play(a, b, data), play(b, a, data)),  # A the landlord, then B
            "seconds": round(time.perf_counter() - t, 1)}
     print(f"{args.a} against {args.b}, DouZero's protocol, {args.deals} deals x 2: WP {res['wp']:.3f} "
           f"[{res['wp_ci'][0]:.3f}, {res['wp_ci'][1]:.3f}], ADP {res['adp']:+.3f}; A as landlord WP "

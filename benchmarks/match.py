@@ -9,7 +9,11 @@ independent unit); the mean score likewise.
 Agents: ``rule`` (RuleBot), ``random``, ``search:NODES`` (SearchBot limited by a node count, no
 clock: background load changes nothing), ``neural`` (the shipped model of the variant, when the
 package has one) or ``neural:PATH`` (a model file), ``rlcard`` (RLCard's rule agent under
-``Rules.classic_rlcard()``; it cannot bid, so its seats bid as RuleBot does).
+``Rules.classic_rlcard()``; it cannot bid, so its seats bid as RuleBot does), and the model inside
+SearchBot's search (``benchmarks/hybrid_agents.py``): ``neural+exact:NODES`` (the model, with the
+exact search in the endgame) and ``neural+search:NODES[:TOPK]`` (SearchBot's play, the model's bids
+and ties, its TOPK best actions the only candidates when given), either with ``@PATH`` for a model
+file instead of the shipped one.
 
     python benchmarks/match.py --variant classic --a neural:benchmarks/results/train-classic-whole/model.npz \\
         --b rule --deals 500
@@ -59,10 +63,24 @@ def make_agent(spec: str, rules: ddz.Rules) -> Any:
             return NeuralBot(arg)
         from ddz import learn
         return learn.NeuralBot.shipped(rules)  # type: ignore[attr-defined]
+    if kind in ("neural+exact", "neural+search"):
+        import hybrid_agents as H
+        nums, _, path = arg.partition("@")
+        model = path or _shipped(rules)
+        parts = [int(x) for x in nums.split(":") if x]
+        if kind == "neural+exact":
+            return H.NeuralExact(model, node_limit=parts[0] if parts else 26000)
+        return H.NeuralSearch(model, node_limit=parts[0] if parts else 4000, topk=parts[1] if len(parts) > 1 else None)
     if kind == "rlcard":
         from ddz.peers import RLCardRuleBot
         return BidsAsRuleBot(RLCardRuleBot())
-    raise SystemExit(f"unknown agent {spec!r}: rule, random, search:NODES, neural[:PATH], rlcard")
+    raise SystemExit(f"unknown agent {spec!r}: rule, random, search:NODES, neural[:PATH], rlcard, "
+                     "neural+exact:NODES[@PATH], neural+search:NODES[:TOPK][@PATH]")
+
+
+def _shipped(rules: ddz.Rules) -> Any:
+    from ddz import learn
+    return learn.shipped_model(rules)  # type: ignore[attr-defined]
 
 
 def assignments(players: int) -> List[List[str]]:

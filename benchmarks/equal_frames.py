@@ -1,0 +1,176 @@
+"""#25's equal-frames comparison: DouZero's trainer and ddz's, each to the same frame counts, then
+their agents in DouZero's own protocol (``benchmarks/douzero_protocol.py``).
+
+The runs outlast a session (DouZero's trainer reaches about 540 frames/s on this machine: 25M
+frames take some 13 hours), so each step is resumable and the steps are separate commands:
+
+    # DouZero's trainer (the PyPI package, its defaults: adp, RMSprop 1e-4, batch 32 x 100), one
+    # actor, resumed from DIR/douzero/equal/model.tar; saves every 10 minutes and at the target
+    python benchmarks/equal_frames.py douzero --dir runs/equal --frames 25000000 --minutes 150
+    # ddz's trainer to the same counts (--play-only under classic_douzero, adp), a snapshot of
+    # model.npz at each listed frame count
+    python benchmarks/equal_frames.py ddz --dir runs/equal --frames 1000000,2000000,5000000,25000000
+    # the two agents at (about) the same frames in DouZero's protocol
+    python benchmarks/equal_frames.py compare --dir runs/equal --frames 2000000 --deals 10000
+
+DouZero saves its weights as ``<position>_weights_<frames>.ckpt`` at each save; ``compare``
+takes, for ``--frames F``, DouZero's save with the fewest frames at or above F and ddz's snapshot
+of F (or the nearest above it), and reports both counts. A run directory keeps only what these
+steps need; nothing here is committed but the comparison's JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_train_vs_douzero import DOUZERO_CODE, _stop  # noqa: E402  (DouZero's entry point; stopping its process group)
+
+POSITIONS = ("landlord", "landlord_up", "landlord_down")
+_WEIGHTS = re.compile(r"^(landlord|landlord_up|landlord_down)_weights_(\d+)\.ckpt$")
+_AFTER = re.compile(r"\] After (\d+) ")
+
+#: ddz's side: DouZero's rules and objective, ddz's default network and optimiser (the trainer's
+#: own choices are what is compared), two actor processes as on this machine's two cores.
+DDZ_ARGS = ["--variant", "classic_douzero", "--play-only", "--objective", "adp", "--mode", "processes",
+            "--actors", "2", "--actor-int8", "--seed", "1", "--checkpoint-every", "1000000"]
+
+
+def _frames_arg(text: str) -> List[int]:
+    try:
+        out = sorted({int(float(x)) for x in text.split(",") if x.strip()})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--frames takes counts separated by commas, not {text!r}")
+    if not out or out[0] <= 0:
+        raise argparse.ArgumentTypeError("--frames takes positive counts")
+    return out
+
+
+def douzero_saves(folder: Path) -> Dict[int, Dict[str, Path]]:
+    """DouZero's saved weights in ``folder``: frames -> {position: file}, complete sets only."""
+    saves: Dict[int, Dict[str, Path]] = {}
+    if folder.is_dir():
+        for f in folder.iterdir():
+            m = _WEIGHTS.match(f.name)
+            if m:
+                saves.setdefault(int(m.group(2)), {})[m.group(1)] = f
+    return {k: v for k, v in saves.items() if len(v) == len(POSITIONS)}
+
+
+def run_douzero(run: Path, frames: int, minutes: float, nice: int) -> int:
+    """Start or resume DouZero's trainer; stop at ``frames`` (it saves there) or after ``minutes``
+    (SIGTERM; what it trained since its last save, at most 10 minutes', is lost). Returns the frames
+    of its newest save."""
+    savedir = run / "douzero"
+    savedir.mkdir(parents=True, exist_ok=True)
+    cmd = ["nice", "-n", str(nice), sys.executable, "-c", DOUZERO_CODE, "--actor_device_cpu",
+           "--training_device", "cpu", "--num_actors", "1", "--savedir", str(savedir), "--xpid", "equal",
+           "--save_interval", "10", "--total_frames", str(frames), "--load_model"]
+    log = run / "douzero.log"
+    with open(log, "a") as out:
+        out.write(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(cmd[:3])} <douzero.dmc.train> {' '.join(cmd[6:])}\n")
+        out.flush()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        end = time.monotonic() + minutes * 60
+        try:
+            while time.monotonic() < end and proc.poll() is None:
+                time.sleep(5.0)
+        finally:
+            _stop(proc)  # SIGTERM to its process group, then SIGKILL
+    saves = douzero_saves(savedir / "equal")
+    return max(saves) if saves else 0
+
+
+def run_ddz(run: Path, milestones: List[int], extra: List[str]) -> List[Tuple[int, Path]]:
+    """ddz's trainer resumed to each milestone in turn, ``model.npz`` copied to a snapshot at each."""
+    out = run / "ddz"
+    snaps = run / "ddz-snapshots"
+    snaps.mkdir(parents=True, exist_ok=True)
+    exe = shutil.which("ddz") or "ddz"
+    made = []
+    for f in milestones:
+        snap = snaps / f"model-{f}.npz"
+        if snap.exists():
+            made.append((f, snap))
+            continue
+        cmd = [exe, "train", "--out", str(out), "--frames", str(f), "--quiet"]
+        cmd += ["--resume"] if (out / "checkpoint.pt").exists() else DDZ_ARGS + extra
+        print(" ".join(cmd), flush=True)
+        subprocess.run(cmd, check=True)
+        shutil.copyfile(out / "model.npz", snap)
+        made.append((f, snap))
+    return made
+
+
+def compare(run: Path, frames: int, deals: int, seed: int, out: Optional[Path]) -> dict:
+    saves = douzero_saves(run / "douzero" / "equal")
+    above = sorted(k for k in saves if k >= frames)
+    if not above:
+        raise SystemExit(f"DouZero's run has no save at or above {frames} frames yet "
+                         f"(newest: {max(saves) if saves else 0}); run the douzero step further")
+    dz_frames = above[0]
+    snaps = {int(p.stem.split("-")[1]): p for p in (run / "ddz-snapshots").glob("model-*.npz")}
+    mine = sorted(k for k in snaps if k >= frames)
+    if not mine:
+        raise SystemExit(f"ddz has no snapshot at or above {frames} frames; run the ddz step with --frames {frames}")
+    ddz_model = snaps[mine[0]]
+    import douzero_protocol as dp
+    with tempfile.TemporaryDirectory() as tmp:
+        for p, f in saves[dz_frames].items():
+            os.symlink(f.resolve(), os.path.join(tmp, f.name))
+        a = dp.make_agents(f"neural:{ddz_model}")
+        b = dp.make_agents(f"douzero:{tmp}")
+        data = dp.deals(deals, seed)
+        t = time.perf_counter()
+        res = dp.summarise(dp.play(a, b, data), dp.play(b, a, data))  # ddz the landlord, then DouZero
+    res.update({"frames": frames, "ddz_frames": mine[0], "douzero_frames": dz_frames, "deals": deals, "seed": seed,
+                "ddz_model": str(ddz_model), "douzero_weights": sorted(str(p) for p in saves[dz_frames].values()),
+                "seconds": round(time.perf_counter() - t, 1)})
+    if out:
+        out.write_text(json.dumps(res, indent=1))
+    return res
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="step", required=True)
+    d = sub.add_parser("douzero", help="start or resume DouZero's trainer")
+    d.add_argument("--dir", type=Path, required=True, help="the comparison's run directory")
+    d.add_argument("--frames", type=int, default=25_000_000, help="stop at this many frames (default 25M)")
+    d.add_argument("--minutes", type=float, default=60.0, help="stop after this many minutes (default 60)")
+    d.add_argument("--nice", type=int, default=19, help="its niceness (default 19)")
+    z = sub.add_parser("ddz", help="ddz's trainer to the listed frame counts, a snapshot at each")
+    z.add_argument("--dir", type=Path, required=True)
+    z.add_argument("--frames", type=_frames_arg, required=True, help="counts separated by commas")
+    z.add_argument("--train-arg", action="append", default=[], help="one more `ddz train` argument (repeatable)")
+    c = sub.add_parser("compare", help="the two agents at about the same frames, DouZero's protocol")
+    c.add_argument("--dir", type=Path, required=True)
+    c.add_argument("--frames", type=int, required=True)
+    c.add_argument("--deals", type=int, default=10_000, help="deals (default 10,000, DouZero's)")
+    c.add_argument("--seed", type=int, default=2026)
+    c.add_argument("--out", type=Path, default=None, help="write the result as JSON here")
+    args = ap.parse_args(argv)
+    if args.step == "douzero":
+        got = run_douzero(args.dir, args.frames, args.minutes, args.nice)
+        print(f"DouZero's run: newest save at {got:,} frames (target {args.frames:,})")
+    elif args.step == "ddz":
+        for f, snap in run_ddz(args.dir, args.frames, args.train_arg):
+            print(f"{f:>12,} frames: {snap}")
+    else:
+        res = compare(args.dir, args.frames, args.deals, args.seed, args.out)
+        print(json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""benchmarks/equal_frames.py and douzero_protocol.summarise (#25's equal-frames comparison):
+the pieces that need neither DouZero's trainer nor hours — which of DouZero's saves a comparison
+takes, the frame-list argument, and the protocol's WP / ADP bookkeeping."""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", BENCH / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(BENCH))
+    return mod
+
+
+ef = _load("equal_frames")
+
+
+def _touch(folder: Path, *names: str) -> None:
+    for n in names:
+        (folder / n).write_bytes(b"")
+
+
+def test_douzero_saves_keeps_complete_sets(tmp_path):
+    _touch(tmp_path, "landlord_weights_100.ckpt", "landlord_up_weights_100.ckpt", "landlord_down_weights_100.ckpt",
+           "landlord_weights_250.ckpt", "landlord_up_weights_250.ckpt",  # incomplete: a save cut short
+           "model.tar", "landlord.ckpt", "landlord_weights_x.ckpt")
+    saves = ef.douzero_saves(tmp_path)
+    assert sorted(saves) == [100]
+    assert {p: f.name for p, f in saves[100].items()} == {
+        "landlord": "landlord_weights_100.ckpt", "landlord_up": "landlord_up_weights_100.ckpt",
+        "landlord_down": "landlord_down_weights_100.ckpt"}
+    assert ef.douzero_saves(tmp_path / "missing") == {}
+
+
+def test_frames_argument():
+    assert ef._frames_arg("2000000,1e6, 500000") == [500000, 1000000, 2000000]
+    for bad in ("", "x", "0,5", "-3"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            ef._frames_arg(bad)
+
+
+def test_compare_says_what_is_missing(tmp_path):
+    (tmp_path / "douzero" / "equal").mkdir(parents=True)
+    _touch(tmp_path / "douzero" / "equal", *(f"{p}_weights_900.ckpt" for p in ef.POSITIONS))
+    with pytest.raises(SystemExit, match="no save at or above 1000 frames yet .newest: 900"):
+        ef.compare(tmp_path, 1000, 10, 0, None)
+    with pytest.raises(SystemExit, match="ddz has no snapshot at or above 800 frames"):
+        ef.compare(tmp_path, 800, 10, 0, None)
+
+
+def test_summarise_counts_each_role():
+    dp = _load("douzero_protocol")
+    # deal 0: A wins as landlord (+4) and as farmers (B the landlord lost, -2 -> A's +2);
+    # deal 1: A loses as landlord (-2), and B wins as landlord (+8 -> A's farmers -8)
+    a_ll = {"won": np.array([True, False]), "score": np.array([4.0, -2.0])}
+    b_ll = {"won": np.array([False, True]), "score": np.array([-2.0, 8.0])}
+    res = dp.summarise(a_ll, b_ll)
+    assert res["a_landlord"] == {"wp": 0.5, "adp": 1.0}
+    assert res["a_farmers"] == {"wp": 0.5, "adp": -3.0}
+    assert res["wp"] == 0.5 and res["adp"] == -1.0
+    assert res["wp_ci"][0] < 0.5 < res["wp_ci"][1]
