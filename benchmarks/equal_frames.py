@@ -15,7 +15,8 @@ frames take some 13 hours), so each step is resumable and the steps are separate
 
 DouZero saves its weights as ``<position>_weights_<frames>.ckpt`` at each save; ``compare``
 takes, for ``--frames F``, DouZero's save with the fewest frames at or above F and ddz's snapshot
-of F (or the nearest above it), and reports both counts. A run directory keeps only what these
+with the most frames not above that save's (ddz never has the more frames; within 10 % of
+DouZero's, else it says which count to train ddz to), and reports both counts. A run directory keeps only what these
 steps need; nothing here is committed but the comparison's JSON.
 """
 from __future__ import annotations
@@ -112,6 +113,12 @@ def run_ddz(run: Path, milestones: List[int], extra: List[str]) -> List[Tuple[in
     return made
 
 
+def _frames_of(model: Path) -> int:
+    """The frames a ddz model file records it was trained on."""
+    from ddz.learn.model import NeuralModel
+    return int(NeuralModel.load(model).meta["frames"])
+
+
 def compare(run: Path, frames: int, deals: int, seed: int, out: Optional[Path]) -> dict:
     saves = douzero_saves(run / "douzero" / "equal")
     above = sorted(k for k in saves if k >= frames)
@@ -119,10 +126,13 @@ def compare(run: Path, frames: int, deals: int, seed: int, out: Optional[Path]) 
         raise SystemExit(f"DouZero's run has no save at or above {frames} frames yet "
                          f"(newest: {max(saves) if saves else 0}); run the douzero step further")
     dz_frames = above[0]
-    snaps = {int(p.stem.split("-")[1]): p for p in (run / "ddz-snapshots").glob("model-*.npz")}
-    mine = sorted(k for k in snaps if k >= frames)
-    if not mine:
-        raise SystemExit(f"ddz has no snapshot at or above {frames} frames; run the ddz step with --frames {frames}")
+    # ddz's side: its snapshot with the most frames trained (as the model records them) not above
+    # DouZero's, so that ddz never has the more frames; within 10 % of DouZero's count
+    snaps = {_frames_of(p): p for p in (run / "ddz-snapshots").glob("model-*.npz")}
+    mine = sorted((k for k in snaps if k <= dz_frames), reverse=True)
+    if not mine or mine[0] < 0.9 * dz_frames:
+        raise SystemExit(f"ddz has no snapshot between {int(0.9 * dz_frames):,} and {dz_frames:,} frames "
+                         f"(DouZero's save): run the ddz step in a new --dir with --frames {dz_frames}")
     ddz_model = snaps[mine[0]]
     import douzero_protocol as dp
     with tempfile.TemporaryDirectory() as tmp:
