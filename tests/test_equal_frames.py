@@ -57,7 +57,7 @@ def test_compare_says_what_is_missing(tmp_path):
     _touch(tmp_path / "douzero" / "equal", *(f"{p}_weights_900.ckpt" for p in ef.POSITIONS))
     with pytest.raises(SystemExit, match="no save at or above 1000 frames yet .newest: 900"):
         ef.compare(tmp_path, 1000, 10, 0, None)
-    with pytest.raises(SystemExit, match="ddz has no snapshot at or above 800 frames"):
+    with pytest.raises(SystemExit, match="ddz has no snapshot between 810 and 900 frames"):
         ef.compare(tmp_path, 800, 10, 0, None)
 
 
