@@ -160,7 +160,8 @@ def test_threads_mode_trains(tmp_path):
 
 def test_bad_options_are_refused():
     for bad in (dict(objective="x"), dict(mode="cluster"), dict(mode="process"), dict(net="huge"), dict(hidden=[0]), dict(variant="chess"),
-                dict(epsilon=2.0), dict(batch_size=0), dict(buffer_frames=10)):
+                dict(epsilon=2.0), dict(batch_size=0), dict(buffer_frames=10), dict(rule_tables=1.5),
+                dict(rule_tables=-0.1), dict(rule_tables="half"), dict(rule_tables=True)):
         with pytest.raises(ddz.ArgumentError):
             TrainConfig(**bad).check()
     with pytest.raises(ddz.ArgumentError, match="budget"):
@@ -488,3 +489,51 @@ def test_ray_mode_trains_on_a_local_cluster(tmp_path):
         assert back.frames == tr.frames and back.config.mode == "ray"
     finally:
         ray.shutdown()
+
+
+@pytest.mark.parametrize("variant", ["classic", "bengbu"])
+def test_rule_seats_play_the_rule_policy_and_make_no_frames(variant):
+    """rule_tables=1: every hand seats the rule policy in 1..players-1 seats; those seats play
+    VectorEnv.rule_choices (RuleBot's bids, the rollout policy's play) and only the networks'
+    seats make frames."""
+    tr = Trainer(TrainConfig(tables=8, batch_size=64, hidden=[24], buffer_frames=256, seed=4, variant=variant,
+                             objective="wp", rule_tables=1.0))
+    n, players = 8, tr.rules.players
+    actor = Actor(tr.rules, tr.feats, n, "wp", 0.0, tr.lstm, rule_tables=1.0)
+    actor.reset(9)
+    ar = np.arange(n)
+    mine = np.zeros(n, dtype=np.int64)  # the networks' decisions in each table's hand so far
+    made = expected = ruled_steps = 0
+    for _ in range(600):
+        counts = actor.rule_seat.sum(axis=1)
+        assert ((counts >= 1) & (counts <= players - 1)).all(), actor.rule_seat
+        st = actor.st
+        ruled = actor.rule_seat[ar, st.seat]
+        want = st.legal_ids[st.legal_offsets[:-1] + actor.env.rule_choices()]
+        frames = actor.step(tr.model)
+        taken = actor.t_act[ar, np.maximum(actor.length - 1, 0)]
+        done = actor.length == 0
+        assert (taken[ruled & ~done] == want[ruled & ~done]).all()
+        ruled_steps += int(ruled.sum())
+        mine += ~ruled
+        made += sum(len(f[2]) for f in frames)
+        expected += int(mine[done].sum())
+        mine[done] = 0
+    assert ruled_steps > 0 and made == expected > 0
+
+
+def test_rule_tables_share_and_a_seeded_run_with_them_is_exact():
+    tr = Trainer(TrainConfig(**TINY, seed=2))
+    actor = Actor(tr.rules, tr.feats, 4000, "wp", 0.0, False, rule_tables=0.5)
+    actor.reset(3)
+    mixed = actor.rule_seat.any(axis=1)
+    assert 0.45 < mixed.mean() < 0.55
+    two = actor.rule_seat[mixed].sum(axis=1)  # CLASSIC3: the networks keep 1 or 2 seats
+    assert set(np.unique(two)) == {1, 2} and 0.4 < (two == 1).mean() < 0.6
+    assert 0.3 < actor.rule_seat[mixed].mean(axis=0).min()  # every seat is a rule seat at times
+    runs = []
+    for _ in range(2):
+        t = Trainer(TrainConfig(**TINY, seed=5, rule_tables=0.5))
+        t.train(frames=1500)
+        runs.append(t.model.arrays())
+    assert arrays_equal(runs[0], runs[1])

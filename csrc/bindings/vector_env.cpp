@@ -245,6 +245,17 @@ void register_vector_env(py::module_& m) {
             for (size_t i = 0; i < o.env->tables(); ++i) g.mutable_data()[i] = o.env->game_of(i);
             return g;
           }, "the game number each table plays now")
+      .def("rule_choices", [](VectorEnvObj& o) {
+            std::unique_lock<std::mutex> lock = claim(o);
+            if (!o.env->started()) throw ArgumentError("call reset() before rule_choices()");
+            py::array_t<int64_t> k(py::ssize_t(o.env->tables()));
+            int64_t* out = k.mutable_data();
+            {
+              py::gil_scoped_release nogil;
+              o.env->rule_choices(out);
+            }
+            return k;
+          }, "per table, the rule policy's choice as an index into its legal ids of the last reset/step")
       .def("reset", [](VectorEnvObj& o, py::handle seed_h) {
             std::unique_lock<std::mutex> lock = claim(o);
             uint64_t seed = 0;

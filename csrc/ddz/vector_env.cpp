@@ -7,6 +7,8 @@
 #include <thread>
 
 #include "physical.hpp"
+#include "rollout.hpp"
+#include "rule_policy.hpp"
 
 namespace ddz {
 
@@ -273,6 +275,28 @@ int VectorEnv::deal_ends(size_t i, float* scores) const {
   const Table& tb = tables_[i];
   std::memcpy(scores, tb.deal_scores, size_t(r_.players()) * sizeof(float));
   return tb.deal_ends;
+}
+
+void VectorEnv::rule_choices(int64_t* out) const {
+  std::vector<Enc> moves;
+  for (size_t i = 0; i < tables_.size(); ++i) {
+    const Table& tb = tables_[i];
+    if (auction_ && tb.h.phase != HP_PLAY) {
+      uint8_t toks[6];
+      const int k = hand_decisions(r_, tb.h, toks);
+      out[i] = rule_decision(r_, tb.h, toks, k);
+      continue;
+    }
+    const PlayState& s = auction_ ? tb.h.t.s : tb.t.s;
+    uint8_t sides[4];
+    for (int p = 0; p < s.n; ++p) sides[p] = p == s.landlord ? 0 : 1;
+    // the legal ids in legal_actions order (the pass last when following), as rollout_pick reads them
+    const int32_t* l = legal_[chunk_of_[i]].data() + legal_start_[i];
+    moves.resize(size_t(legal_count_[i]));
+    for (int64_t k = 0; k < legal_count_[i]; ++k)
+      moves[size_t(k)] = l[k] == pass_id() ? kPass : index_.plays()[size_t(l[k])];
+    out[i] = int64_t(rollout_pick(r_, s, sides, moves.data(), moves.size()));
+  }
 }
 
 void VectorEnv::copy_legal(int32_t* dst) const {

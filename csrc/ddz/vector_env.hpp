@@ -69,6 +69,12 @@ class VectorEnv {
   /// Hands of the last call that ended at the deal (BENGBU4 天炸/天尊: no decision), and the sum
   /// of their scores by seat.
   int deal_ends(size_t table, float* scores) const;
+  /// The rule policy's choice on every table after the last reset/step, as an index into the
+  /// table's legal ids: in the auction RuleBot's decision (rule_decision), in the play the PIMC
+  /// rollout policy (rollout_pick, RuleBot's play: the lowest lead, the lowest beating play,
+  /// the partner's trick passed, bombs kept for an opponent close to going out), with the
+  /// landlord's side against the rest. `out` has one entry per table.
+  void rule_choices(int64_t* out) const;
 
  private:
   struct Table {

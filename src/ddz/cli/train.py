@@ -15,7 +15,7 @@ def _defaults() -> Any:
     """The TrainConfig defaults without importing torch (the dataclass lives in ddz.learn.dmc)."""
     return {"objective": "adp", "net": "small", "tables": 256, "batch_size": 1024, "optimizer": "adam",
             "lr": 1e-3, "epsilon": 0.01, "seed": 0, "mode": "single", "device": "cpu", "actors": 1,
-            "checkpoint_every": 500_000, "eval_every": 0, "eval_games": 100}
+            "checkpoint_every": 500_000, "eval_every": 0, "eval_games": 100, "rule_tables": 0.0}
 
 
 def _hidden(text: str) -> List[int]:
@@ -61,6 +61,10 @@ def add_parser(sub: Any) -> None:
     tr.add_argument("--learner-threads", type=int, default=1, metavar="N",
                     help="torch threads of the learner in --mode processes (its actors keep one each) "
                          "(default 1)")
+    tr.add_argument("--rule-tables", type=float, default=d["rule_tables"], metavar="SHARE",
+                    help="the share of hands in which the rule policy (RuleBot's bids, SearchBot's rollout play) "
+                         "plays some seats, the networks the others (1..players-1 of them, at random); only the "
+                         "networks' seats are trained on (default 0: self-play only)")
     tr.add_argument("--objective", default=d["objective"], choices=("wp", "adp", "score"),
                     help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs) or score (whole hands: the "
                          "variant's score over its REWARD_SCALE; --play-only: the play phase's score) "
@@ -138,7 +142,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
                               eval_every=args.eval_every, eval_games=args.eval_games,
                               buffer_frames=max(32768, 4 * args.batch_size),
                               init=None if args.init is None else os.path.abspath(args.init), grow=args.grow,
-                              actor_int8=args.actor_int8, learner_threads=args.learner_threads)
+                              actor_int8=args.actor_int8, learner_threads=args.learner_threads,
+                              rule_tables=args.rule_tables)
             trainer = Trainer(cfg, out=args.out)
         seconds = None if args.hours is None else args.hours * 3600.0
         with _graceful_stop(trainer):

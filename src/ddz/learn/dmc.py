@@ -120,6 +120,7 @@ class TrainConfig:
     grow: bool = False
     actor_int8: bool = False
     learner_threads: int = 1
+    rule_tables: float = 0.0
 
     def check(self) -> "TrainConfig":
         rules_for(self.variant)
@@ -152,6 +153,9 @@ class TrainConfig:
                 raise ArgumentError(f"{name} must be >= 1, not {getattr(self, name)!r}")
         if self.buffer_frames < 2 * self.batch_size:
             raise ArgumentError(f"buffer_frames ({self.buffer_frames}) must hold two batches ({2 * self.batch_size})")
+        if isinstance(self.rule_tables, bool) or not isinstance(self.rule_tables, (int, float)) or \
+                not 0.0 <= self.rule_tables <= 1.0:
+            raise ArgumentError(f"rule_tables must be a share in [0, 1], not {shown(self.rule_tables)}")
         if not 0.0 <= self.epsilon <= 1.0:
             raise ArgumentError(f"epsilon must be in [0, 1], not {self.epsilon!r}")
         if self.eval_every < 0:
@@ -294,12 +298,19 @@ def greedy(q: npt.NDArray[np.float32], offsets: npt.NDArray[np.int64]) -> npt.ND
 
 class Actor:
     """``tables`` tables of a VectorEnv (whole hands when ``feats.whole``) played ε-greedily;
-    ``step`` returns the frames of the hands that ended, by position."""
+    ``step`` returns the frames of the hands that ended, by position.
+
+    ``rule_tables``: the share of hands in which some seats are played by the rule policy
+    (``VectorEnv.rule_choices``: RuleBot's bids, the rollout policy's play) instead of the
+    networks: each hand, with that probability, the networks keep k seats (k uniform in
+    1..players-1, the seats at random) and the rule policy plays the others, as the seat-rotation
+    matches seat two agents. Only the networks' seats make frames."""
 
     def __init__(self, rules: Rules, feats: Features, tables: int, objective: str, epsilon: float,
-                 lstm: bool) -> None:
+                 lstm: bool, rule_tables: float = 0.0) -> None:
         self.rules, self.feats, self.n = rules, feats, tables
         self.objective, self.epsilon, self.lstm = objective, epsilon, lstm
+        self.rule_tables = float(rule_tables)
         self.env: Optional[VectorEnv] = None
         self.players = rules.players
         self.whole = feats.whole
@@ -322,38 +333,54 @@ class Actor:
         self.t_hist = np.zeros((n, self.cap, HISTORY), dtype=np.int16)
         self.t_seat = np.zeros((n, self.cap), dtype=np.int8)
         self.t_pos = np.zeros((n, self.cap), dtype=np.int8)
+        self.t_keep = np.zeros((n, self.cap), dtype=bool)
         self.length = np.zeros(n, dtype=np.int64)
         self.bombs = np.zeros(n, dtype=np.int64)
         self.hist = np.full((n, HISTORY), -1, dtype=np.int16)
+        self.rule_seat = np.zeros((n, self.players), dtype=bool)
+        self._seat_rules(np.arange(n))
+
+    def _seat_rules(self, tables: npt.NDArray[np.int64]) -> None:
+        """Draws which seats the rule policy plays in the new hands of ``tables``."""
+        if self.rule_tables <= 0 or len(tables) == 0:
+            return
+        k = len(tables)
+        mixed = self.rng.random(k) < self.rule_tables
+        keep = self.rng.integers(1, self.players, size=k)  # the networks' seats in a mixed hand
+        order = np.argsort(self.rng.random((k, self.players)), axis=1)  # a random seat order per table
+        rank = np.argsort(order, axis=1)
+        self.rule_seat[tables] = mixed[:, None] & (rank >= keep[:, None])
 
     def _grow(self) -> None:
         extra = self.cap
         self.t_obs = np.concatenate([self.t_obs, np.zeros_like(self.t_obs[:, :extra])], axis=1)
-        for name in ("t_act", "t_hist", "t_seat", "t_pos"):
+        for name in ("t_act", "t_hist", "t_seat", "t_pos", "t_keep"):
             a = getattr(self, name)
             setattr(self, name, np.concatenate([a, np.zeros_like(a[:, :extra])], axis=1))
         self.cap += extra
 
     def step(self, model: QModel) -> List[Tuple[int, Any, Any, Any, Any]]:
         st, n = self.st, self.n
+        ar = np.arange(n)
         pos = self._positions(st)
-        q = score_actions(model, self.feats, st.obs, st.legal_ids, st.legal_offsets, self.hist, self.lstm, pos)
-        rows = greedy(q, st.legal_offsets)
-        if self.epsilon > 0:
-            explore = self.rng.random(n) < self.epsilon
-            counts = np.diff(st.legal_offsets)
-            rand = st.legal_offsets[:-1] + (self.rng.random(n) * counts).astype(np.int64)
-            rows = np.where(explore, rand, rows)
+        ruled = self.rule_seat[ar, st.seat]
+        if ruled.any():
+            rows = st.legal_offsets[:-1] + self.env.rule_choices()  # type: ignore[union-attr]
+            mine = np.flatnonzero(~ruled)
+            if len(mine):
+                rows[mine] = self._choose(model, st, pos, mine)
+        else:
+            rows = self._choose(model, st, pos, None)
         actions = st.legal_ids[rows]
         if int(self.length.max()) >= self.cap:
             self._grow()
-        ar = np.arange(n)
         j = self.length
         self.t_obs[ar, j] = st.obs
         self.t_act[ar, j] = actions
         self.t_hist[ar, j] = self.hist
         self.t_seat[ar, j] = st.seat
         self.t_pos[ar, j] = pos
+        self.t_keep[ar, j] = ~ruled
         self.length += 1
         self.bombs += self.feats.is_bomb[actions]
         plays = actions <= self.pass_id  # the history holds plays and passes, not decisions
@@ -368,8 +395,29 @@ class Actor:
             self.length[done] = 0
             self.bombs[done] = 0
             self.hist[done] = -1
+            self._seat_rules(done)
         self.st = nxt
         return out
+
+    def _choose(self, model: QModel, st: Any, pos: npt.NDArray[np.int64],
+                tables: Optional[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
+        """The networks' ε-greedy rows (indices into ``st.legal_ids``) for ``tables`` (None: all)."""
+        offsets, ids, obs, hist = st.legal_offsets, st.legal_ids, st.obs, self.hist
+        if tables is not None:  # the legal-id segments of those tables only
+            counts = np.diff(offsets)[tables]
+            sub = np.zeros(len(tables) + 1, dtype=np.int64)
+            np.cumsum(counts, out=sub[1:])
+            at = np.repeat(offsets[tables] - sub[:-1], counts) + np.arange(int(sub[-1]))
+            offsets, ids, obs, hist, pos = sub, ids[at], obs[tables], hist[tables], pos[tables]
+        q = score_actions(model, self.feats, obs, ids, offsets, hist, self.lstm, pos)
+        rows = greedy(q, offsets)
+        if self.epsilon > 0:
+            k = len(offsets) - 1
+            explore = self.rng.random(k) < self.epsilon
+            counts = np.diff(offsets)
+            rand = offsets[:-1] + (self.rng.random(k) * counts).astype(np.int64)
+            rows = np.where(explore, rand, rows)
+        return rows if tables is None else at[rows]
 
     def _positions(self, st: Any) -> npt.NDArray[np.int64]:
         """Each table's network: the decision network where the seat chooses among decisions."""
@@ -384,6 +432,8 @@ class Actor:
         lengths = self.length[done]
         mask = np.arange(int(lengths.max()))[None, :] < lengths[:, None]
         cut = mask.shape[1]
+        mask &= self.t_keep[done, :cut]
+        lengths = mask.sum(axis=1)
         obs = self.t_obs[done, :cut][mask]
         act = self.t_act[done, :cut][mask]
         hist = self.t_hist[done, :cut][mask]
@@ -424,7 +474,8 @@ def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames
         cfg = trainer.config
         local = QModel(trainer.net, trainer.positions, trainer.feats.state_dim, trainer.feats.action_dim,
                        GROUP * trainer.feats.move_dim)
-        actor = Actor(trainer.rules, trainer.feats, cfg.tables, cfg.objective, cfg.epsilon, trainer.lstm)
+        actor = Actor(trainer.rules, trainer.feats, cfg.tables, cfg.objective, cfg.epsilon, trainer.lstm,
+                      cfg.rule_tables)
         actor.reset(_mix(cfg.seed, 4, k, trainer.segment, trainer.updates))
         steps = 0
         acting = local
@@ -471,7 +522,8 @@ class _RayActor:
         net = net_config(cfg.net, cfg.hidden)
         positions = rules.players + (1 if cfg.whole else 0)
         self.model = QModel(net, positions, self.feats.state_dim, self.feats.action_dim, GROUP * self.feats.move_dim)
-        self.actor = Actor(rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, net["arch"] == "lstm")
+        self.actor = Actor(rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, net["arch"] == "lstm",
+                           cfg.rule_tables)
         self.actor.reset(seed)
 
     def run(self, weights: Dict[str, Any], steps: int) -> List[Tuple[int, Any, Any, Any, Any]]:
@@ -856,7 +908,7 @@ class Trainer:
 
     def _train_single(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
         cfg = self.config
-        actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm)
+        actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables)
         actor.reset(_mix(cfg.seed, 2, self.segment))
         stats = _Stats()
         t = time.perf_counter()
@@ -889,7 +941,7 @@ class Trainer:
                 local = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
                                GROUP * self.feats.move_dim)
                 seen = -1
-                actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm)
+                actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables)
                 actor.reset(_mix(cfg.seed, 3, k, self.segment, self.updates))
                 steps = 0
                 acting = local

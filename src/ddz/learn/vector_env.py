@@ -175,6 +175,17 @@ class VectorEnv:
         """The ``ddz.Game`` seed of the hand each table plays now (whole hands)."""
         return self._core.hand_seeds()
 
+    def rule_choices(self) -> npt.NDArray[np.int64]:
+        """What a rule-based player would do on every table now: int64 (tables,), each an index
+        into the table's legal ids of the last ``reset`` / ``step`` (table i plays
+        ``legal_ids[legal_offsets[i] + k[i]]``). In the auction it is ``RuleBot``'s decision; in
+        the play, the rollout policy of ``SearchBot``'s PIMC (``RuleBot``'s play: the lowest
+        lead, the longest of those, the lowest beating play, a partner's trick passed, the
+        weakest bomb only against an opponent with 5 cards or fewer; it also goes out whenever
+        it can and prefers the kickers that break fewest groups). For seating rule opponents
+        at the core's speed (``ddz.learn`` trains against them: ``TrainConfig.rule_tables``)."""
+        return self._core.rule_choices()
+
     def _wrap(self, res: Any, mask: bool) -> VectorStep:
         obs, offsets, ids, reward, done, seat, role, terminal, (deal_ends, deal_scores) = res
         term = Terminal(*terminal)
