@@ -94,13 +94,23 @@ def match(a: Any, b: Any, rules: ddz.Rules, deals: int, seed: int) -> Dict[str, 
     wins = np.zeros(deals)
     games = np.zeros(deals)
     score = np.zeros(deals)
+    by_config = {}
     for seats in assignments(rules.players):
         agents = [a if s == "A" else b for s in seats]
         res = ddz.evaluate(agents, rules, games=deals, seed=seed)
         mine = [i for i, s in enumerate(seats) if s == "A"]
-        wins += res.won[:, :, mine].sum(axis=(1, 2))
-        games += res.won[:, :, mine].size // deals
+        won = res.won[:, :, mine]
+        wins += won.sum(axis=(1, 2))
+        games += won.size // deals
         score += res.scores[:, :, mine].sum(axis=(1, 2))
+        # A's win rate in this configuration alone; the share of its seat-games as the landlord
+        # and the win rate in those (a configuration with two A seats: an A landlord has an A farmer
+        # against it, so those seat-games win exactly half)
+        lord = res.role[:, :, mine] == 0
+        by_config["".join(seats)] = {"wp": float(won.mean()), "seat_games": int(won.size),
+                                     "landlord_share": float(lord.mean()),
+                                     "wp_landlord": float(won[lord].mean()) if lord.any() else None,
+                                     "wp_farmer": float(won[~lord].mean()) if (~lord).any() else None}
     per_deal = wins / games
     wp = float(wins.sum() / games.sum())
     half = 1.96 * float(per_deal.std(ddof=1)) / math.sqrt(deals) if deals > 1 else float("nan")
@@ -108,7 +118,7 @@ def match(a: Any, b: Any, rules: ddz.Rules, deals: int, seed: int) -> Dict[str, 
     ms_half = 1.96 * float(ms.std(ddof=1)) / math.sqrt(deals) if deals > 1 else float("nan")
     return {"wp": wp, "wp_ci": [wp - half, wp + half], "mean_score": float(ms.mean()),
             "mean_score_ci": [float(ms.mean()) - ms_half, float(ms.mean()) + ms_half],
-            "deals": deals, "games": int(games.sum())}
+            "deals": deals, "games": int(games.sum()), "by_configuration": by_config}
 
 
 def main(argv: Any = None) -> int:
