@@ -32,10 +32,10 @@ SRC_MODELS = os.path.join(ROOT, "src", "ddz", "learn", "models")
 
 # config.json keys and their ddz train options, for the reproducing command (defaults left out)
 _OPTIONS = ("objective", "net", "hidden", "tables", "batch_size", "lr", "optimizer", "epsilon", "mode", "actors",
-            "eval_every", "eval_games", "checkpoint_every", "rule_tables", "mixed_return")
+            "eval_every", "eval_games", "checkpoint_every", "rule_tables")
 _DEFAULTS = {"objective": "adp", "net": "small", "hidden": None, "tables": 256, "batch_size": 1024, "lr": 0.001,
              "optimizer": "adam", "epsilon": 0.01, "mode": "single", "actors": 1, "eval_every": 500_000,
-             "eval_games": 100, "checkpoint_every": 500_000, "rule_tables": 0.0, "mixed_return": "seat"}
+             "eval_games": 100, "checkpoint_every": 500_000, "rule_tables": 0.0}
 
 
 def _last_rows(path: str) -> List[Dict[str, str]]:

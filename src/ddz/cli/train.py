@@ -15,8 +15,7 @@ def _defaults() -> Any:
     """The TrainConfig defaults without importing torch (the dataclass lives in ddz.learn.dmc)."""
     return {"objective": "adp", "net": "small", "tables": 256, "batch_size": 1024, "optimizer": "adam",
             "lr": 1e-3, "epsilon": 0.01, "seed": 0, "mode": "single", "device": "cpu", "actors": 1,
-            "checkpoint_every": 500_000, "eval_every": 0, "eval_games": 100, "rule_tables": 0.0,
-            "mixed_return": "seat"}
+            "checkpoint_every": 500_000, "eval_every": 0, "eval_games": 100, "rule_tables": 0.0}
 
 
 def _hidden(text: str) -> List[int]:
@@ -66,10 +65,6 @@ def add_parser(sub: Any) -> None:
                     help="the share of hands in which the rule policy (RuleBot's bids, SearchBot's rollout play) "
                          "plays some seats, the networks the others (1..players-1 of them, at random); only the "
                          "networks' seats are trained on (default 0: self-play only)")
-    tr.add_argument("--mixed-return", default=d["mixed_return"], choices=("seat", "mean"),
-                    help="in a hand with rule seats, a network seat's return: its own (seat), or the mean of the "
-                         "networks' seats' returns (mean: as the seat-rotation matches count an agent's seats) "
-                         f"(default {d['mixed_return']})")
     tr.add_argument("--objective", default=d["objective"], choices=("wp", "adp", "score"),
                     help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs) or score (whole hands: the "
                          "variant's score over its REWARD_SCALE; --play-only: the play phase's score) "
@@ -148,7 +143,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
                               buffer_frames=max(32768, 4 * args.batch_size),
                               init=None if args.init is None else os.path.abspath(args.init), grow=args.grow,
                               actor_int8=args.actor_int8, learner_threads=args.learner_threads,
-                              rule_tables=args.rule_tables, mixed_return=args.mixed_return)
+                              rule_tables=args.rule_tables)
             trainer = Trainer(cfg, out=args.out)
         seconds = None if args.hours is None else args.hours * 3600.0
         with _graceful_stop(trainer):

@@ -70,7 +70,6 @@ __all__ = ["TrainConfig", "Trainer", "rules_for", "OBJECTIVES", "MODES"]
 
 OBJECTIVES = ("wp", "adp", "score")
 MODES = ("single", "threads", "processes", "ray")
-MIXED_RETURNS = ("seat", "mean")
 DEVICES = ("cpu", "cuda", "auto")
 CONFIG_FILE, CHECKPOINT_FILE, MODEL_FILE, LOG_FILE, CURVE_FILE = (
     "config.json", "checkpoint.pt", "model.npz", "log.csv", "curve.png")
@@ -122,7 +121,6 @@ class TrainConfig:
     actor_int8: bool = False
     learner_threads: int = 1
     rule_tables: float = 0.0
-    mixed_return: str = "seat"
 
     def check(self) -> "TrainConfig":
         rules_for(self.variant)
@@ -158,8 +156,6 @@ class TrainConfig:
         if isinstance(self.rule_tables, bool) or not isinstance(self.rule_tables, (int, float)) or \
                 not 0.0 <= self.rule_tables <= 1.0:
             raise ArgumentError(f"rule_tables must be a share in [0, 1], not {shown(self.rule_tables)}")
-        if self.mixed_return not in MIXED_RETURNS:
-            raise ArgumentError(f"mixed_return must be one of {', '.join(MIXED_RETURNS)}, not {shown(self.mixed_return)}")
         if not 0.0 <= self.epsilon <= 1.0:
             raise ArgumentError(f"epsilon must be in [0, 1], not {self.epsilon!r}")
         if self.eval_every < 0:
@@ -308,17 +304,14 @@ class Actor:
     (``VectorEnv.rule_choices``: RuleBot's bids, the rollout policy's play) instead of the
     networks: each hand, with that probability, the networks keep k seats (k uniform in
     1..players-1, the seats at random) and the rule policy plays the others, as the seat-rotation
-    matches seat two agents. Only the networks' seats make frames. ``mixed_return``: a network
-    seat's return in such a hand is its own (``"seat"``), or the mean of the networks' seats'
-    returns (``"mean"``: what the seat-rotation matches count, every seat of an agent alike, so a
-    network seat learns that winning the landlord's seat from another network seat gains the
-    networks nothing)."""
+    matches seat two agents. Only the networks' seats make frames, each with its own seat's return
+    (a network seat on the other side of another is its opponent, as in self-play)."""
 
     def __init__(self, rules: Rules, feats: Features, tables: int, objective: str, epsilon: float,
-                 lstm: bool, rule_tables: float = 0.0, mixed_return: str = "seat") -> None:
+                 lstm: bool, rule_tables: float = 0.0) -> None:
         self.rules, self.feats, self.n = rules, feats, tables
         self.objective, self.epsilon, self.lstm = objective, epsilon, lstm
-        self.rule_tables, self.mixed_return = float(rule_tables), mixed_return
+        self.rule_tables = float(rule_tables)
         self.env: Optional[VectorEnv] = None
         self.players = rules.players
         self.whole = feats.whole
@@ -458,11 +451,6 @@ class Actor:
             rets = sign * np.exp2(self.bombs[done])[:, None].astype(np.float32)
         else:
             rets = (reward / self.scale).astype(np.float32)
-        if self.mixed_return == "mean":  # a hand with rule seats: the networks' seats share their mean
-            mine = ~self.rule_seat[done]
-            mixed = ~mine.all(axis=1)
-            mean = (rets * mine).sum(axis=1) / mine.sum(axis=1)
-            rets = np.where(mixed[:, None], mean[:, None], rets).astype(np.float32)
         ret = rets[table, seat]
         self.frames_made += len(act)
         return [(p, obs[pos == p], act[pos == p], hist[pos == p], ret[pos == p]) for p in range(self.positions)]
@@ -491,7 +479,7 @@ def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames
         local = QModel(trainer.net, trainer.positions, trainer.feats.state_dim, trainer.feats.action_dim,
                        GROUP * trainer.feats.move_dim)
         actor = Actor(trainer.rules, trainer.feats, cfg.tables, cfg.objective, cfg.epsilon, trainer.lstm,
-                      cfg.rule_tables, cfg.mixed_return)
+                      cfg.rule_tables)
         actor.reset(_mix(cfg.seed, 4, k, trainer.segment, trainer.updates))
         steps = 0
         acting = local
@@ -539,7 +527,7 @@ class _RayActor:
         positions = rules.players + (1 if cfg.whole else 0)
         self.model = QModel(net, positions, self.feats.state_dim, self.feats.action_dim, GROUP * self.feats.move_dim)
         self.actor = Actor(rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, net["arch"] == "lstm",
-                           cfg.rule_tables, cfg.mixed_return)
+                           cfg.rule_tables)
         self.actor.reset(seed)
 
     def run(self, weights: Dict[str, Any], steps: int) -> List[Tuple[int, Any, Any, Any, Any]]:
@@ -924,8 +912,7 @@ class Trainer:
 
     def _train_single(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
         cfg = self.config
-        actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables,
-                      cfg.mixed_return)
+        actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables)
         actor.reset(_mix(cfg.seed, 2, self.segment))
         stats = _Stats()
         t = time.perf_counter()
@@ -958,8 +945,7 @@ class Trainer:
                 local = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
                                GROUP * self.feats.move_dim)
                 seen = -1
-                actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables,
-                      cfg.mixed_return)
+                actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables)
                 actor.reset(_mix(cfg.seed, 3, k, self.segment, self.updates))
                 steps = 0
                 acting = local
