@@ -25,9 +25,11 @@ CLOCK = time.perf_counter
 
 
 def vector_env_rate(rules: ddz.Rules, tables: int = 4096, steps: int = 200, threads: int = 1, seed: int = 2026,
-                    repeat: int = 3, auction: bool = False) -> float:
+                    repeat: int = 3, auction: bool = False, rule: bool = False) -> float:
     """Environment steps (one table's action) per second, best of ``repeat`` runs; ``auction``:
-    whole hands (the default of VectorEnv), else the play phase alone."""
+    whole hands (the default of VectorEnv), else the play phase alone; ``rule``: every table
+    plays ``rule_choices()`` (the rule players the trainer's ``--rule-tables`` seats), not a
+    random legal action."""
     env = ddz.VectorEnv(rules, tables, seed, threads=threads, auction=auction)
     rng = np.random.default_rng(seed)
     best = float("inf")
@@ -35,8 +37,11 @@ def vector_env_rate(rules: ddz.Rules, tables: int = 4096, steps: int = 200, thre
         st = env.reset()
         t = CLOCK()
         for _ in range(steps):
-            counts = np.diff(st.legal_offsets)
-            pick = st.legal_ids[st.legal_offsets[:-1] + (rng.random(tables) * counts).astype(np.int64)]
+            if rule:
+                pick = st.legal_ids[st.legal_offsets[:-1] + env.rule_choices()]
+            else:
+                counts = np.diff(st.legal_offsets)
+                pick = st.legal_ids[st.legal_offsets[:-1] + (rng.random(tables) * counts).astype(np.int64)]
             st = env.step(pick)
         best = min(best, CLOCK() - t)
     return tables * steps / best
@@ -71,7 +76,9 @@ def main(argv=None) -> None:
         r = ddz.Rules(name)
         whole = vector_env_rate(r, args.tables, args.steps, args.threads, auction=True)
         play = vector_env_rate(r, args.tables, args.steps, args.threads, auction=False)
-        print(f"  {name:<11} whole hands {whole:>12,.0f}   play phase {play:>12,.0f}   ratio {whole / play:.2f}")
+        rule = vector_env_rate(r, args.tables, args.steps, args.threads, auction=True, rule=True)
+        print(f"  {name:<11} whole hands {whole:>12,.0f}   play phase {play:>12,.0f}   ratio {whole / play:.2f}"
+              f"   whole hands, rule players {rule:>12,.0f}")
     r = ddz.Rules.classic()
     p = play_state_loop_rate(r)
     print(f"Python loop over PlayState (CLASSIC3) {p:>12,.0f} actions/s")

@@ -229,6 +229,13 @@ def _run_vector_whole(w: Workload, repeat: int) -> Tuple[float, float, str]:
     return rate, 0.0, "steps/s"
 
 
+def _run_vector_rule(w: Workload, repeat: int) -> Tuple[float, float, str]:
+    import bench_vector_env as BV
+
+    rate = BV.vector_env_rate(make_rules(w.rules), tables=w.hands, seed=w.seed, repeat=repeat, auction=True, rule=True)
+    return rate, 0.0, "steps/s"
+
+
 def _run_playstate_loop(w: Workload, repeat: int) -> Tuple[float, float, str]:
     import bench_vector_env as BV
 
@@ -390,6 +397,7 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "compact": _run_compact,              # ddz.encode.compact_arrays, reused buffer
     "vector_env": _run_vector_env,        # ddz.VectorEnv.step (play phase), numpy random choice in the loop
     "vector_whole": _run_vector_whole,    # the same in whole hands (auction=True)
+    "vector_rule": _run_vector_rule,      # whole hands, every table playing VectorEnv.rule_choices()
     "playstate_loop": _run_playstate_loop,  # Python loop over PlayState, for the ratio
     "rlcard_env": _run_rlcard,            # RLCard env.step: RLCard's doudizhu (the peer) or ddz-classic
     "pettingzoo": _run_pettingzoo,        # ddz's PettingZoo AEC env: last() + random id from the info + step()
@@ -424,6 +432,7 @@ WHAT = {
     "compact": "encode.compact_arrays",
     "vector_env": "VectorEnv.step play phase, 1 thread",
     "vector_whole": "VectorEnv.step whole hands, 1 thread",
+    "vector_rule": "VectorEnv.rule_choices + step, whole hands, 1 thread",
     "playstate_loop": "Python loop over PlayState ids",
     "rlcard_env": "RLCard env.step, random legal id",
     "pettingzoo": "PettingZoo AEC last()+step(), id from info",
@@ -482,6 +491,9 @@ def _registry() -> List[Workload]:
         w.append(Workload(f"env.vector1024.whole.{rules}", "vector_whole", rules, hands=1024,
                           target=">= 1M steps/s, >= 0.25x the play phase" if rules == "classic" else "(reported)",
                           vs=f"env.vector1024.play.{rules}", issue=24))
+        # issue 25: rule players chosen in the core (the trainer's --rule-tables), against random picks
+        w.append(Workload(f"env.vector1024.rule.{rules}", "vector_rule", rules, hands=1024, target="(reported)",
+                          vs=f"env.vector1024.whole.{rules}", issue=25))
     # issue 10: the whole hand, the play loop and clones, against OpenSpiel in the same run
     w.append(Workload("game.full.openspiel", "openspiel_game", "classic", hands=500, target="(peer)", issue=10))
     w.append(Workload("game.full.classic", "game", "classic", hands=500, target=">= 1.5x OpenSpiel full game",
