@@ -16,7 +16,8 @@ torch = pytest.importorskip("torch")
 import ddz  # noqa: E402
 from ddz.bots import RandomBot, RuleBot  # noqa: E402
 from ddz.learn import NeuralBot, NeuralModel  # noqa: E402
-from ddz.learn.dmc import Actor, TrainConfig, Trainer, greedy  # noqa: E402
+from ddz.learn.actor import Actor, greedy  # noqa: E402
+from ddz.learn.dmc import TrainConfig, Trainer  # noqa: E402
 
 TINY = dict(tables=32, batch_size=128, hidden=[32], buffer_frames=2048, checkpoint_every=10**9)
 
@@ -333,7 +334,7 @@ def test_a_run_grows_a_model_and_trains_on(tmp_path):
 def test_int8_actors_choose_as_float32_actors_and_train():
     """actor_int8: the acting copy's Q values are close to float32's and its greedy choices the
     same on nearly every table; the option trains in threads mode and is refused elsewhere."""
-    from ddz.learn.dmc import _int8, score_actions
+    from ddz.learn.actor import int8_copy as _int8, score_actions
     tr = Trainer(TrainConfig(**dict(TINY, hidden=[64, 64])))
     tr.train(frames=2000)
     q8 = _int8(tr.model)
@@ -373,7 +374,7 @@ def test_the_actors_batched_scores_equal_one_state_at_a_time(net):
     the Q values the torch-free model gives that one state; the actor's history of a table is the
     history NeuralBot reads from the same hand's play state."""
     from types import SimpleNamespace
-    from ddz.learn.dmc import score_actions
+    from ddz.learn.actor import score_actions
     rules = ddz.Rules.classic()
     tr = Trainer(TrainConfig(tables=12, batch_size=64, net=net, hidden=[24, 12] if net == "small" else None,
                              buffer_frames=256, seed=8, whole=False))
@@ -419,7 +420,7 @@ def test_whole_hand_actor_scores_every_decision_as_neural_bot(variant):
     every table (the decision network in the auction, a position's network in the play) equal
     NeuralBot's scores of that Game, and the actor's frames of a finished hand include its
     decisions, with returns of the seat's side (wp)."""
-    from ddz.learn.dmc import score_actions
+    from ddz.learn.actor import score_actions
     from ddz.learn.vector_env import hand_seed
     tr = Trainer(TrainConfig(tables=6, batch_size=64, hidden=[24], buffer_frames=256, seed=4, variant=variant,
                              objective="wp"))
