@@ -34,7 +34,7 @@ def score_actions(model: QModel, feats: Features, obs: npt.NDArray[np.int8], ids
     sf = feats.state(obs)
     af = feats.actions(ids)
     hf = feats.history(hist) if lstm and hist is not None else None
-    first = next(model.parameters(), None)  # none in an int8 copy (_int8), which runs on the CPU
+    first = next(model.parameters(), None)  # none in an int8 copy (int8_copy), which runs on the CPU
     dev = first.device if first is not None else torch.device("cpu")
 
     def t(a: Any) -> torch.Tensor:
@@ -115,8 +115,7 @@ class Actor:
         k = len(tables)
         mixed = self.rng.random(k) < self.rule_tables
         keep = self.rng.integers(1, self.players, size=k)  # the networks' seats in a mixed hand
-        order = np.argsort(self.rng.random((k, self.players)), axis=1)  # a random seat order per table
-        rank = np.argsort(order, axis=1)
+        rank = np.argsort(self.rng.random((k, self.players)), axis=1)  # a random seat order per table
         self.rule_seat[tables] = mixed[:, None] & (rank >= keep[:, None])
 
     def _grow(self) -> None:
@@ -208,17 +207,14 @@ class Actor:
         seat = self.t_seat[done, :cut][mask].astype(np.int64)
         pos = self.t_pos[done, :cut][mask]
         table = np.repeat(np.arange(len(done)), lengths)
-        # every seat's return (hands x seats), then each frame's
-        seats = np.arange(self.players)
-        won = (seats[None, :] == landlord[:, None]) == (winner[:, None] == 0)
-        sign = np.where(winner[:, None] < 0, 0.0, np.where(won, 1.0, -1.0)).astype(np.float32)
+        won = (seat == landlord[table]) == (winner[table] == 0)
+        sign = np.where(winner[table] < 0, 0.0, np.where(won, 1.0, -1.0)).astype(np.float32)
         if self.objective == "wp":
-            rets = sign
+            ret = sign
         elif self.objective == "adp":
-            rets = sign * np.exp2(self.bombs[done])[:, None].astype(np.float32)
+            ret = sign * np.exp2(self.bombs[done][table]).astype(np.float32)
         else:
-            rets = (reward / self.scale).astype(np.float32)
-        ret = rets[table, seat]
+            ret = (reward[table, seat] / self.scale).astype(np.float32)
         self.frames_made += len(act)
         return [(p, obs[pos == p], act[pos == p], hist[pos == p], ret[pos == p]) for p in range(self.positions)]
 
