@@ -92,6 +92,21 @@ def run_douzero(run: Path, frames: int, minutes: float, nice: int) -> int:
     return max(saves) if saves else 0
 
 
+def _batch_size(out: Path, extra: List[str]) -> int:
+    """The learner's batch of ddz's run in ``out`` (its config.json once started; before, a
+    ``--batch-size`` among the extra arguments, else the trainer's default)."""
+    cfg = out / "config.json"
+    if cfg.exists():
+        return int(json.loads(cfg.read_text())["batch_size"])
+    for i, a in enumerate(extra):
+        if a == "--batch-size" and i + 1 < len(extra):
+            return int(extra[i + 1])
+        if a.startswith("--batch-size="):
+            return int(a.split("=", 1)[1])
+    from ddz.learn.dmc import TrainConfig
+    return int(TrainConfig().batch_size)
+
+
 def run_ddz(run: Path, milestones: List[int], extra: List[str]) -> List[Tuple[int, Path]]:
     """ddz's trainer resumed to each milestone in turn, ``model.npz`` copied to a snapshot at each."""
     out = run / "ddz"
@@ -104,7 +119,11 @@ def run_ddz(run: Path, milestones: List[int], extra: List[str]) -> List[Tuple[in
         if snap.exists():
             made.append((f, snap))
             continue
-        cmd = [exe, "train", "--out", str(out), "--frames", str(f), "--quiet"]
+        # the trainer counts frames by learner batches and stops at the first count at or past its
+        # target: a target rounded down to whole batches keeps the snapshot at or below f, as
+        # compare needs (ddz never has the more frames)
+        batch = _batch_size(out, extra)
+        cmd = [exe, "train", "--out", str(out), "--frames", str(f // batch * batch), "--quiet"]
         cmd += ["--resume"] if (out / "checkpoint.pt").exists() else DDZ_ARGS + extra
         print(" ".join(cmd), flush=True)
         subprocess.run(cmd, check=True)

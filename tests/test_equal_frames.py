@@ -72,3 +72,30 @@ def test_summarise_counts_each_role():
     assert res["a_farmers"] == {"wp": 0.5, "adp": -3.0}
     assert res["wp"] == 0.5 and res["adp"] == -1.0
     assert res["wp_ci"][0] < 0.5 < res["wp_ci"][1]
+
+
+def test_ddz_step_stops_at_or_below_each_milestone(tmp_path, monkeypatch):
+    """ddz's trainer counts frames by learner batches and stops at the first count at or past its
+    target, so the step asks for the milestone rounded down to whole batches: the batch of the
+    run's config once it exists, before that a ``--batch-size`` given to the step, else the
+    trainer's default (a snapshot past DouZero's save could not be compared with it)."""
+    calls = []
+
+    def fake_run(cmd, check):
+        calls.append(cmd)
+        out = Path(cmd[cmd.index("--out") + 1])
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "model.npz").write_bytes(b"")
+        (out / "checkpoint.pt").write_bytes(b"")
+        (out / "config.json").write_text('{"batch_size": 1000}')
+
+    monkeypatch.setattr(ef.subprocess, "run", fake_run)
+    made = ef.run_ddz(tmp_path, [2_500_500, 5_638_400], ["--batch-size", "1000"])
+    targets = [int(c[c.index("--frames") + 1]) for c in calls]
+    assert targets == [2_500_000, 5_638_000]
+    assert "--resume" not in calls[0] and "--resume" in calls[1]
+    assert [f for f, _ in made] == [2_500_500, 5_638_400]
+    assert ef._batch_size(tmp_path / "new", ["--batch-size=512"]) == 512
+    pytest.importorskip("torch")  # the trainer's default batch comes from ddz.learn.dmc
+    from ddz.learn.dmc import TrainConfig
+    assert ef._batch_size(tmp_path / "new", []) == TrainConfig().batch_size
