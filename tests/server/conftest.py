@@ -7,12 +7,13 @@ import asyncio
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
 
 import pytest
+
+from _util import free_port
 
 
 def _pg_bin():
@@ -21,12 +22,6 @@ def _pg_bin():
             return d
     d = shutil.which("initdb")
     return os.path.dirname(d) if d else None
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -47,7 +42,7 @@ def pg_cluster():
             pytest.skip("running as root and there is no 'postgres' user to run the server as")
         os.chown(root, pw.pw_uid, pw.pw_gid)
         as_user = ["runuser", "-u", "postgres", "--"]
-    port = _free_port()
+    port = free_port()
     subprocess.run(as_user + [f"{bindir}/initdb", "-D", data, "-U", "ddz", "--auth=trust", "-E", "UTF8"],
                    check=True, capture_output=True)
     subprocess.run(as_user + [f"{bindir}/pg_ctl", "-D", data, "-l", os.path.join(root, "log"), "-w",

@@ -21,10 +21,7 @@ from ddz.server import Server, ServerConfig  # noqa: E402
 from ddz.server.app import BOT_NAMES, CLOSE_REPLACED, SignupLimit  # noqa: E402
 
 from _client import Client, play_out, running  # noqa: E402
-
-
-def run(coro, limit=90):
-    return asyncio.run(asyncio.wait_for(coro, limit))
+from _util import run  # noqa: E402
 
 
 def _get(port, path):

@@ -22,10 +22,7 @@ from ddz.server.app import STATIC  # noqa: E402
 from ddz.server.storage import open_storage  # noqa: E402
 
 from _client import Client, running  # noqa: E402
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 90))
+from _util import run  # noqa: E402
 
 
 def _fetch(port, path, headers=None):

@@ -5,8 +5,6 @@ missing, unreadable or of other rules stops the start in one line."""
 from __future__ import annotations
 
 import asyncio
-import socket
-import sys
 
 import pytest
 
@@ -18,19 +16,8 @@ from ddz.server import Server, ServerConfig  # noqa: E402
 from ddz.server.bots import parse_bot  # noqa: E402
 
 from _client import Client, play_out, running  # noqa: E402
+from _util import SERVE, free_port, run  # noqa: E402
 from test_learn_bot import random_model  # noqa: E402
-
-SERVE = [sys.executable, "-m", "ddz.cli", "serve"]
-
-
-def run(coro, limit=120):
-    return asyncio.run(asyncio.wait_for(coro, limit))
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _replays_by(table, bot):
@@ -117,7 +104,7 @@ def test_serve_with_a_model_it_cannot_play_is_one_line(tmp_path):
 
     async def fails(*args):
         p = await asyncio.create_subprocess_exec(*SERVE, "--db", str(tmp_path / "db.sqlite3"), "--port",
-                                                 str(_free_port()), *args, stdout=asyncio.subprocess.PIPE,
+                                                 str(free_port()), *args, stdout=asyncio.subprocess.PIPE,
                                                  stderr=asyncio.subprocess.PIPE)
         try:
             out, err = await asyncio.wait_for(p.communicate(), 60)

@@ -28,7 +28,6 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
-import ddz  # noqa: E402
 from ddz.record import read_game  # noqa: E402
 from ddz.server import Server, ServerConfig  # noqa: E402
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import sys
 
@@ -13,11 +12,11 @@ import pytest
 
 pytest.importorskip("websockets")
 
-import ddz  # noqa: E402
 from ddz.record import read_game  # noqa: E402
 from ddz.server.audit import check_messages, replays  # noqa: E402
 
 from _client import Client, eager, play_out, running, seated  # noqa: E402
+from _util import free_port, run  # noqa: E402
 
 ROOMS = [("novice", 3), ("score", 2), ("bengbu", 4)]
 
@@ -26,10 +25,6 @@ def _actions(record):
     """The actions of a stored record, once ``read_game`` has checked it whole."""
     read_game(record)
     return json.loads(record)["actions"]
-
-
-def run(coro, limit=120):
-    return asyncio.run(asyncio.wait_for(coro, limit))
 
 
 async def newest(c):
@@ -211,18 +206,12 @@ def test_leaving_a_matched_table_is_an_escape(tmp_path, room, n, kind, ordinary_
     run(main())
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_server_dying_mid_hand_moves_no_coin(tmp_path):
     """``ddz serve`` killed (SIGKILL) during a hand: after a restart on the same database the
     hand is void, no balance moved, its players are told once on their next hello, and the
     record is not given (the hand never ended)."""
     db = str(tmp_path / "db.sqlite3")
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "ddz.cli", "serve", "--port", str(port), "--db", db, "--bot-delay", "0.05"]
 
     def start():

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
 import subprocess
 import sys
 import time
@@ -26,12 +24,7 @@ from ddz.server.audit import replays  # noqa: E402
 from ddz.server.storage import open_storage  # noqa: E402
 
 from _client import Client, play_out  # noqa: E402
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from _util import free_port  # noqa: E402
 
 
 def _status(port):
@@ -89,7 +82,7 @@ async def _seat(c, port_of_url):
 
 
 def test_two_processes_share_queue_matchmaker_and_coins(pg_url, tmp_path):
-    ports = [_free_port(), _free_port()]
+    ports = [free_port(), free_port()]
     procs = [_start(pg_url, p, str(tmp_path / f"s{i}.log")) for i, p in enumerate(ports)]
     try:
         end = time.time() + 20
@@ -161,7 +154,7 @@ def test_two_processes_share_queue_matchmaker_and_coins(pg_url, tmp_path):
 
 def test_one_account_one_place_and_a_dead_process_hands_voided(pg_url, tmp_path):
     timeout = 2.0  # --cluster-timeout: a process without a heartbeat this long is gone
-    ports = [_free_port(), _free_port()]
+    ports = [free_port(), free_port()]
     procs = [_start(pg_url, p, str(tmp_path / f"s{i}.log"), "--cluster-timeout", str(timeout), "--bot-delay", "30")
              for i, p in enumerate(ports)]
     p0, p1 = ports

@@ -9,8 +9,6 @@ import asyncio
 import os
 import signal
 import socket
-import subprocess
-import sys
 
 import pytest
 
@@ -23,18 +21,7 @@ from ddz.server import Server, ServerConfig  # noqa: E402
 from ddz.server.storage import StorageError, open_storage  # noqa: E402
 
 from _client import Client, play_out, running  # noqa: E402
-
-SERVE = [sys.executable, "-m", "ddz.cli", "serve"]
-
-
-def run(coro, limit=120):
-    return asyncio.run(asyncio.wait_for(coro, limit))
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from _util import SERVE, free_port, run  # noqa: E402
 
 
 async def _serve_fails(*args):
@@ -82,7 +69,7 @@ def test_a_second_server_on_the_same_sqlite_file_is_refused_and_voids_nothing(tm
             line = _one_line(err)
             assert code == 2 and "cannot listen on" in line and "in use" in line, line
             assert (await srv.storage.hand(c.table)).status == "live"
-            code, _, err = await _serve_fails("--db", db, "--port", str(_free_port()))
+            code, _, err = await _serve_fails("--db", db, "--port", str(free_port()))
             line = _one_line(err)
             assert code == 2 and "is in use by another server" in line and f"pid {os.getpid()}" in line, line
             # in the same process too: the lock is on the file, not on the process
@@ -126,14 +113,14 @@ def test_a_start_that_cannot_happen_is_one_line(tmp_path):
             code, _, err = await _serve_fails("--db", str(db), "--port", str(port))
             assert code == 2 and "cannot listen on 127.0.0.1:" in _one_line(err)
             assert not db.exists() and not (tmp_path / "never.sqlite3.lock").exists()
-        free = str(_free_port())
+        free = str(free_port())
         code, _, err = await _serve_fails("--db", str(tmp_path / "no" / "such" / "dir.sqlite3"), "--port", free)
         assert code == 2 and "cannot open the SQLite database" in _one_line(err)
         junk = tmp_path / "junk.sqlite3"
         junk.write_bytes(b"this is not a database" * 100)
         code, _, err = await _serve_fails("--db", str(junk), "--port", free)
         assert code == 2 and "cannot open the SQLite database" in _one_line(err)
-        code, _, err = await _serve_fails("--db", f"postgresql://ddz:secret@127.0.0.1:{_free_port()}/ddz",
+        code, _, err = await _serve_fails("--db", f"postgresql://ddz:secret@127.0.0.1:{free_port()}/ddz",
                                           "--port", free)
         line = _one_line(err)
         assert code == 2 and "cannot open the PostgreSQL database" in line and "secret" not in line, line
@@ -146,7 +133,7 @@ def test_sigterm_stops_as_sigint_does(tmp_path, sig):
     then a close frame 1001 (not an abrupt 1006), the process exits 0, the hand is void in the
     database with no coin moved, and the player told is not told again at the next login."""
     db = str(tmp_path / "db.sqlite3")
-    port = _free_port()
+    port = free_port()
 
     async def main():
         p = await asyncio.create_subprocess_exec(*SERVE, "--db", db, "--port", str(port), "--bot-delay", "0",

@@ -19,10 +19,7 @@ from ddz.server.audit import check_messages, observations, replays  # noqa: E402
 from ddz.server.protocol import ProtocolError, apply_update  # noqa: E402
 
 from _client import Client, play_out, running, seated  # noqa: E402
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 90))
+from _util import run  # noqa: E402
 
 
 def _get(port, path, token=None):

@@ -23,10 +23,7 @@ from ddz.server.protocol import CLIENT_TYPES, ProtocolError, parse  # noqa: E402
 from ddz.server.storage import StorageError, open_storage  # noqa: E402
 
 from _client import Client, play_out, running  # noqa: E402
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 120))
+from _util import run  # noqa: E402
 
 
 async def answer(c, frame):

@@ -4,7 +4,6 @@ crash, reported once, the system ledger (rake, TWOP house) and coin conservation
 hand through the server on each backend."""
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -15,10 +14,7 @@ import ddz  # noqa: E402
 from ddz.server.storage import LEDGERS, StorageError, open_storage  # noqa: E402
 
 from _client import eager, play_out, running, seated  # noqa: E402
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 60))
+from _util import run  # noqa: E402
 
 
 def _finished(room_name):
