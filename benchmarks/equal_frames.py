@@ -13,11 +13,19 @@ frames take some 13 hours), so each step is resumable and the steps are separate
     # the two agents at (about) the same frames in DouZero's protocol
     python benchmarks/equal_frames.py compare --dir runs/equal --frames 2000000 --deals 10000
 
+DouZero's checkpoint lives in the run directory, outside the repository, and a session may start
+on a new machine: ``archive`` copies it (``model.tar``: weights, optimiser state, frames; and its
+log) into ``benchmarks/results/equal-frames/douzero/`` to be committed, and ``restore`` puts it
+back in a run directory, weights included, for the next ``douzero`` or ``compare`` step:
+
+    python benchmarks/equal_frames.py archive --dir runs/equal     # at the end of a session
+    python benchmarks/equal_frames.py restore --dir runs/equal     # on a new machine
+
 DouZero saves its weights as ``<position>_weights_<frames>.ckpt`` at each save; ``compare``
 takes, for ``--frames F``, DouZero's save with the fewest frames at or above F and ddz's snapshot
 with the most frames not above that save's (ddz never has the more frames; within 10 % of
 DouZero's, else it says which count to train ddz to), and reports both counts. A run directory keeps only what these
-steps need; nothing here is committed but the comparison's JSON.
+steps need; what is committed is the comparison's JSON and the archived checkpoint.
 """
 from __future__ import annotations
 
@@ -40,6 +48,11 @@ from bench_train_vs_douzero import DOUZERO_CODE, _stop  # noqa: E402  (DouZero's
 POSITIONS = ("landlord", "landlord_up", "landlord_down")
 _WEIGHTS = re.compile(r"^(landlord|landlord_up|landlord_down)_weights_(\d+)\.ckpt$")
 _AFTER = re.compile(r"\] After (\d+) ")
+#: where ``archive`` keeps DouZero's checkpoint and log in the repository
+ARCHIVE = HERE / "results" / "equal-frames" / "douzero"
+#: DouZero's files a resumed run needs: its checkpoint, and its log with the log's field names
+#: (DouZero appends to an existing logs.csv only beside its fields.csv)
+_KEPT = ("model.tar", "logs.csv", "fields.csv")
 
 #: ddz's side: DouZero's rules and objective, ddz's default network and optimiser (the trainer's
 #: own choices are what is compared), two actor processes as on this machine's two cores.
@@ -138,6 +151,67 @@ def _frames_of(model: Path) -> int:
     return int(NeuralModel.load(model).meta["frames"])
 
 
+def _checkpoint(tar: Path) -> dict:
+    """DouZero's ``model.tar`` read without executing code (it holds tensors, numbers, strings)."""
+    import torch
+    return torch.load(tar, map_location="cpu", weights_only=True)
+
+
+def archive(run: Path, dest: Path = ARCHIVE) -> int:
+    """Copy DouZero's checkpoint and log from ``run`` into ``dest`` (each file written beside and
+    renamed over the old, so an interrupted copy leaves the previous archive whole), with
+    ``checkpoint.json`` naming its frames and SHA-256; returns its frames. Refuses to replace an
+    archive of more frames."""
+    src = run / "douzero" / "equal"
+    if not (src / "model.tar").exists():
+        raise SystemExit(f"no DouZero checkpoint in {src}: nothing to archive")
+    frames = int(_checkpoint(src / "model.tar")["frames"])
+    old = dest / "checkpoint.json"
+    if old.exists() and json.loads(old.read_text())["frames"] > frames:
+        raise SystemExit(f"{dest} holds a checkpoint of {json.loads(old.read_text())['frames']:,} frames, "
+                         f"more than {src}'s {frames:,}: not replaced")
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in _KEPT:
+        if (src / name).exists():
+            tmp = dest / (name + ".part")
+            shutil.copyfile(src / name, tmp)
+            os.replace(tmp, dest / name)
+    import hashlib
+    digest = hashlib.sha256((dest / "model.tar").read_bytes()).hexdigest()
+    old.write_text(json.dumps({"frames": frames, "sha256": digest,
+                               "archived": time.strftime("%Y-%m-%d %H:%M:%S")}, indent=1) + "\n")
+    return frames
+
+
+def restore(run: Path, src: Path = ARCHIVE) -> int:
+    """Put the archived checkpoint in ``run`` for the ``douzero`` step to resume from, with its
+    weights as DouZero's save of that frame count (``<position>_weights_<frames>.ckpt``) for
+    ``compare``; returns its frames. Checks the archive's SHA-256 and refuses to replace a
+    checkpoint of more frames."""
+    import hashlib
+    import torch
+    info = src / "checkpoint.json"
+    if not info.exists():
+        raise SystemExit(f"no archived DouZero checkpoint in {src}")
+    meta = json.loads(info.read_text())
+    if hashlib.sha256((src / "model.tar").read_bytes()).hexdigest() != meta["sha256"]:
+        raise SystemExit(f"{src / 'model.tar'} does not match its SHA-256 in {info}: damaged, not restored")
+    dst = run / "douzero" / "equal"
+    if (dst / "model.tar").exists():
+        have = int(_checkpoint(dst / "model.tar")["frames"])
+        if have > meta["frames"]:
+            raise SystemExit(f"{dst} already holds {have:,} frames, more than the archive's {meta['frames']:,}")
+    dst.mkdir(parents=True, exist_ok=True)
+    for name in _KEPT:
+        if (src / name).exists():
+            shutil.copyfile(src / name, dst / name)
+    ckpt = _checkpoint(dst / "model.tar")
+    frames = int(ckpt["frames"])
+    for pos in POSITIONS:
+        torch.save(ckpt["model_state_dict"][pos], dst / f"{pos}_weights_{frames}.ckpt")
+    return frames
+
+
 def compare(run: Path, frames: int, deals: int, seed: int, out: Optional[Path]) -> dict:
     saves = douzero_saves(run / "douzero" / "equal")
     above = sorted(k for k in saves if k >= frames)
@@ -188,6 +262,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     c.add_argument("--deals", type=int, default=10_000, help="deals (default 10,000, DouZero's)")
     c.add_argument("--seed", type=int, default=2026)
     c.add_argument("--out", type=Path, default=None, help="write the result as JSON here")
+    for name, text in (("archive", "copy DouZero's checkpoint and log into the repository"),
+                       ("restore", "put the archived checkpoint back in a run directory")):
+        a = sub.add_parser(name, help=text)
+        a.add_argument("--dir", type=Path, required=True, help="the comparison's run directory")
+        a.add_argument("--archive", type=Path, default=ARCHIVE, help=f"the archive (default {ARCHIVE})")
     args = ap.parse_args(argv)
     if args.step == "douzero":
         got = run_douzero(args.dir, args.frames, args.minutes, args.nice)
@@ -195,6 +274,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     elif args.step == "ddz":
         for f, snap in run_ddz(args.dir, args.frames, args.train_arg):
             print(f"{f:>12,} frames: {snap}")
+    elif args.step == "archive":
+        print(f"archived DouZero's checkpoint at {archive(args.dir, args.archive):,} frames in {args.archive}")
+    elif args.step == "restore":
+        print(f"restored DouZero's checkpoint at {restore(args.dir, args.archive):,} frames in {args.dir}")
     else:
         res = compare(args.dir, args.frames, args.deals, args.seed, args.out)
         print(json.dumps(res, indent=1))

@@ -99,3 +99,49 @@ def test_ddz_step_stops_at_or_below_each_milestone(tmp_path, monkeypatch):
     pytest.importorskip("torch")  # the trainer's default batch comes from ddz.learn.dmc
     from ddz.learn.dmc import TrainConfig
     assert ef._batch_size(tmp_path / "new", []) == TrainConfig().batch_size
+
+
+def _douzero_checkpoint(folder: Path, frames: int) -> None:
+    """A model.tar in DouZero's layout (tiny weights), with the log files DouZero keeps beside it."""
+    torch = pytest.importorskip("torch")
+    folder.mkdir(parents=True, exist_ok=True)
+    weights = {p: {"dense.weight": torch.full((2, 3), float(i + frames))} for i, p in enumerate(ef.POSITIONS)}
+    torch.save({"model_state_dict": weights, "optimizer_state_dict": {p: {} for p in ef.POSITIONS},
+                "stats": {"loss_landlord": 0.5}, "flags": {"xpid": "equal"}, "frames": frames,
+                "position_frames": {p: frames // 3 for p in ef.POSITIONS}}, folder / "model.tar")
+    (folder / "logs.csv").write_text(f"# _tick,_time,frames\n0,1.0,{frames}\n")
+    (folder / "fields.csv").write_text("_tick,_time,frames\n")
+
+
+def test_archive_and_restore_carry_a_run_to_a_new_machine(tmp_path):
+    """A session may start on a new machine: the archived checkpoint (committed) restores the
+    run, with DouZero's weight files of that save for compare, and is checked on the way back."""
+    torch = pytest.importorskip("torch")
+    old, new, arch = tmp_path / "old", tmp_path / "new", tmp_path / "archive"
+    _douzero_checkpoint(old / "douzero" / "equal", 3200)
+    assert ef.archive(old, arch) == 3200
+    assert sorted(p.name for p in arch.iterdir()) == ["checkpoint.json", "fields.csv", "logs.csv", "model.tar"]
+    assert ef.restore(new, arch) == 3200
+    saves = ef.douzero_saves(new / "douzero" / "equal")
+    assert sorted(saves) == [3200]
+    for i, p in enumerate(ef.POSITIONS):
+        w = torch.load(saves[3200][p], weights_only=True)
+        assert torch.equal(w["dense.weight"], torch.full((2, 3), float(i + 3200)))
+    assert (new / "douzero" / "equal" / "logs.csv").read_text() == (old / "douzero" / "equal" / "logs.csv").read_text()
+    # an archive never goes backwards, nor does a run directory
+    _douzero_checkpoint(old / "douzero" / "equal", 1600)
+    with pytest.raises(SystemExit, match="holds a checkpoint of 3,200 frames, more than"):
+        ef.archive(old, arch)
+    _douzero_checkpoint(new / "douzero" / "equal", 6400)
+    with pytest.raises(SystemExit, match="already holds 6,400 frames"):
+        ef.restore(new, arch)
+    # a damaged archive is refused
+    data = bytearray((arch / "model.tar").read_bytes())
+    data[-1] ^= 0xFF
+    (arch / "model.tar").write_bytes(bytes(data))
+    with pytest.raises(SystemExit, match="does not match its SHA-256"):
+        ef.restore(tmp_path / "third", arch)
+    with pytest.raises(SystemExit, match="nothing to archive"):
+        ef.archive(tmp_path / "empty", arch)
+    with pytest.raises(SystemExit, match="no archived DouZero checkpoint"):
+        ef.restore(new, tmp_path / "none")
