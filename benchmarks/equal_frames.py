@@ -30,6 +30,7 @@ steps need; what is committed is the comparison's JSON and the archived checkpoi
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -157,6 +158,10 @@ def _checkpoint(tar: Path) -> dict:
     return torch.load(tar, map_location="cpu", weights_only=True)
 
 
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def archive(run: Path, dest: Path = ARCHIVE) -> int:
     """Copy DouZero's checkpoint and log from ``run`` into ``dest`` (each file written beside and
     renamed over the old, so an interrupted copy leaves the previous archive whole), with
@@ -166,19 +171,17 @@ def archive(run: Path, dest: Path = ARCHIVE) -> int:
     if not (src / "model.tar").exists():
         raise SystemExit(f"no DouZero checkpoint in {src}: nothing to archive")
     frames = int(_checkpoint(src / "model.tar")["frames"])
-    old = dest / "checkpoint.json"
-    if old.exists() and json.loads(old.read_text())["frames"] > frames:
-        raise SystemExit(f"{dest} holds a checkpoint of {json.loads(old.read_text())['frames']:,} frames, "
-                         f"more than {src}'s {frames:,}: not replaced")
+    record = dest / "checkpoint.json"
+    kept = json.loads(record.read_text())["frames"] if record.exists() else 0
+    if kept > frames:
+        raise SystemExit(f"{dest} holds a checkpoint of {kept:,} frames, more than {src}'s {frames:,}: not replaced")
     dest.mkdir(parents=True, exist_ok=True)
     for name in _KEPT:
         if (src / name).exists():
             tmp = dest / (name + ".part")
             shutil.copyfile(src / name, tmp)
             os.replace(tmp, dest / name)
-    import hashlib
-    digest = hashlib.sha256((dest / "model.tar").read_bytes()).hexdigest()
-    old.write_text(json.dumps({"frames": frames, "sha256": digest,
+    record.write_text(json.dumps({"frames": frames, "sha256": _sha256(dest / "model.tar"),
                                "archived": time.strftime("%Y-%m-%d %H:%M:%S")}, indent=1) + "\n")
     return frames
 
@@ -188,13 +191,12 @@ def restore(run: Path, src: Path = ARCHIVE) -> int:
     weights as DouZero's save of that frame count (``<position>_weights_<frames>.ckpt``) for
     ``compare``; returns its frames. Checks the archive's SHA-256 and refuses to replace a
     checkpoint of more frames."""
-    import hashlib
     import torch
     info = src / "checkpoint.json"
     if not info.exists():
         raise SystemExit(f"no archived DouZero checkpoint in {src}")
     meta = json.loads(info.read_text())
-    if hashlib.sha256((src / "model.tar").read_bytes()).hexdigest() != meta["sha256"]:
+    if _sha256(src / "model.tar") != meta["sha256"]:
         raise SystemExit(f"{src / 'model.tar'} does not match its SHA-256 in {info}: damaged, not restored")
     dst = run / "douzero" / "equal"
     if (dst / "model.tar").exists():
