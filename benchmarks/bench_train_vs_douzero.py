@@ -12,8 +12,11 @@ learner step; ddz adds its batch size per step).
 * **DouZero**: ``douzero.dmc.train`` (the PyPI package, installed with ``--no-deps``; it needs
   torch) as its README runs it on a machine without a GPU: ``--actor_device_cpu
   --training_device cpu``, ``--num_actors 2`` (this machine's cores), every other flag its default
-  (RMSprop, lr 1e-4, 32 x 100 frames a step, 4 learner threads, ``adp``); no checkpoints. Frames
-  are read from its ``logs.csv``.
+  (RMSprop, lr 1e-4, 32 x 100 frames a step, 4 learner threads, ``adp``); no checkpoints. Its
+  processes run with ``OMP_NUM_THREADS=1`` (``--douzero-threads``): torch's default gives each
+  actor process as many threads as there are cores, so two actors on two cores would fight over
+  them (DouZero trained 181 frames/s so here, and 791 with one thread an actor), while ddz's
+  actors set one thread each themselves. Frames are read from its ``logs.csv``.
 * **ddz**: ``ddz train --variant classic_douzero --play-only --net douzero`` (DouZero's network:
   an LSTM of 128 over the last 15 plays and five 512-wide layers), DouZero's optimiser and batch
   (``--optimizer rmsprop --lr 1e-4 --batch-size 3200``, ``adp``), ``--mode processes --actors
@@ -36,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 DOUZERO_CODE = (
     "import sys\n"
@@ -61,9 +64,30 @@ def _stop(proc: subprocess.Popen) -> None:
             continue
 
 
-def _run(cmd: List[str], seconds: float, log: str) -> None:
+def torch_threads_env(threads: int) -> dict:
+    """The environment for a child whose torch (and its OpenMP / MKL pools) should use ``threads``
+    threads a process; 0 leaves torch's default (one a core)."""
+    env = dict(os.environ)
+    if threads > 0:
+        env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = str(threads)
+    return env
+
+
+class Stopped(Exception):
+    """SIGTERM reached this script: unwinding stops its child trainer (``finally: _stop``)."""
+
+
+def stop_on_sigterm() -> None:
+    """Turn SIGTERM into :class:`Stopped`, so that a script killed by it stops its trainer's
+    process group on the way out instead of leaving it running (it runs in its own session)."""
+    def _raise(signum, frame):
+        raise Stopped(f"signal {signum}")
+    signal.signal(signal.SIGTERM, _raise)
+
+
+def _run(cmd: List[str], seconds: float, log: str, env: Optional[dict] = None) -> None:
     with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, env=env)
         try:
             end = time.monotonic() + seconds
             while time.monotonic() < end:
@@ -87,12 +111,12 @@ def _rate(points: List[Tuple[float, int]], warmup: float) -> dict:
             "frames_total": fb}
 
 
-def douzero(minutes: float, warmup: float, work: str, actors: int) -> dict:
+def douzero(minutes: float, warmup: float, work: str, actors: int, threads: int = 1) -> dict:
     savedir = os.path.join(work, "douzero")
     cmd = [sys.executable, "-c", DOUZERO_CODE, "--actor_device_cpu", "--training_device", "cpu",
            "--num_actors", str(actors), "--savedir", savedir, "--xpid", "bench", "--disable_checkpoint"]
     log = os.path.join(work, "douzero.log")
-    _run(cmd, minutes * 60, log)
+    _run(cmd, minutes * 60, log, torch_threads_env(threads))
     # its main loop logs "[INFO:pid dmc:NNN YYYY-MM-DD HH:MM:SS,mmm] After N (...) frames" every 5 s
     points: List[Tuple[float, int]] = []
     line_re = re.compile(r"^\[INFO:\d+ dmc:\d+ (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+)\] After (\d+) ")
@@ -102,7 +126,8 @@ def douzero(minutes: float, warmup: float, work: str, actors: int) -> dict:
             if m:
                 when = datetime.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f").timestamp()
                 points.append((when, int(m.group(2))))
-    return {"trainer": "douzero", "command": " ".join(["python -c <douzero.dmc.train>"] + cmd[3:]),
+    env = f"OMP_NUM_THREADS={threads} " if threads > 0 else ""
+    return {"trainer": "douzero", "command": env + " ".join(["python -c <douzero.dmc.train>"] + cmd[3:]),
             **_rate(points, warmup)}
 
 
@@ -132,18 +157,21 @@ def main() -> None:
     ap.add_argument("--only", choices=("douzero", "ddz"), default=None, help="run one trainer (default both)")
     ap.add_argument("--ddz-int8", action="store_true", help="ddz's actors in int8 (ddz train --actor-int8)")
     ap.add_argument("--ddz-learner-threads", type=int, default=1, help="ddz train --learner-threads (default 1)")
+    ap.add_argument("--douzero-threads", type=int, default=1,
+                    help="torch threads a DouZero process (OMP_NUM_THREADS; default 1, 0 for torch's default)")
     ap.add_argument("--out", default=None, help="write the results as JSON here")
     args = ap.parse_args()
+    stop_on_sigterm()
     results = []
     with tempfile.TemporaryDirectory(prefix="ddz-train-bench-") as work:
-        for name, fn in (("douzero", douzero), ("ddz", ddz)):
+        for name in ("douzero", "ddz"):
             if args.only not in (None, name):
                 continue
             load = os.getloadavg()
             print(f"{name}: {args.minutes} min (load average before: {load[0]:.2f} {load[1]:.2f})", flush=True)
             r = (ddz(args.minutes, args.warmup, work, args.actors, args.ddz_int8, args.ddz_learner_threads)
                  if name == "ddz"
-                 else fn(args.minutes, args.warmup, work, args.actors))
+                 else douzero(args.minutes, args.warmup, work, args.actors, args.douzero_threads))
             r["load_avg_before"] = [round(x, 2) for x in load]
             r["load_avg_after"] = [round(x, 2) for x in os.getloadavg()]
             print(json.dumps(r), flush=True)

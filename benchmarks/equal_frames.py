@@ -1,11 +1,12 @@
 """#25's equal-frames comparison: DouZero's trainer and ddz's, each to the same frame counts, then
 their agents in DouZero's own protocol (``benchmarks/douzero_protocol.py``).
 
-The runs outlast a session (DouZero's trainer reaches about 540 frames/s on this machine: 25M
-frames take some 13 hours), so each step is resumable and the steps are separate commands:
+The runs outlast a session (DouZero's trainer reaches about 950 frames/s on this machine: 25M
+frames take some 7 hours), so each step is resumable and the steps are separate commands:
 
-    # DouZero's trainer (the PyPI package, its defaults: adp, RMSprop 1e-4, batch 32 x 100), one
-    # actor, resumed from DIR/douzero/equal/model.tar; saves every 10 minutes and at the target
+    # DouZero's trainer (the PyPI package, its defaults: adp, RMSprop 1e-4, batch 32 x 100), two
+    # actors of one torch thread each, resumed from DIR/douzero/equal/model.tar; saves every 10
+    # minutes and at the target
     python benchmarks/equal_frames.py douzero --dir runs/equal --frames 25000000 --minutes 150
     # ddz's trainer to the same counts (--play-only under classic_douzero, adp), a snapshot of
     # model.npz at each listed frame count
@@ -44,7 +45,8 @@ from typing import Dict, List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_train_vs_douzero import DOUZERO_CODE, _stop  # noqa: E402  (DouZero's entry point; stopping its process group)
+from bench_train_vs_douzero import (DOUZERO_CODE, Stopped, _stop, stop_on_sigterm,  # noqa: E402  (DouZero's entry point;
+                                    torch_threads_env)  # stopping its process group; its torch threads)
 
 POSITIONS = ("landlord", "landlord_up", "landlord_down")
 _WEIGHTS = re.compile(r"^(landlord|landlord_up|landlord_down)_weights_(\d+)\.ckpt$")
@@ -82,24 +84,33 @@ def douzero_saves(folder: Path) -> Dict[int, Dict[str, Path]]:
     return {k: v for k, v in saves.items() if len(v) == len(POSITIONS)}
 
 
-def run_douzero(run: Path, frames: int, minutes: float, nice: int) -> int:
+def run_douzero(run: Path, frames: int, minutes: float, nice: int, actors: int = 2, threads: int = 1) -> int:
     """Start or resume DouZero's trainer; stop at ``frames`` (it saves there) or after ``minutes``
     (SIGTERM; what it trained since its last save, at most 10 minutes', is lost). Returns the frames
-    of its newest save."""
+    of its newest save.
+
+    ``actors`` actor processes of ``threads`` torch threads each (``OMP_NUM_THREADS``; 0 leaves
+    torch's default of one a core). On two cores two one-thread actors train about 950 frames/s,
+    one actor with torch's default threads about 500: DouZero's learner waits on its actors, and
+    one actor's forward passes use two threads poorly."""
     savedir = run / "douzero"
     savedir.mkdir(parents=True, exist_ok=True)
     cmd = ["nice", "-n", str(nice), sys.executable, "-c", DOUZERO_CODE, "--actor_device_cpu",
-           "--training_device", "cpu", "--num_actors", "1", "--savedir", str(savedir), "--xpid", "equal",
+           "--training_device", "cpu", "--num_actors", str(actors), "--savedir", str(savedir), "--xpid", "equal",
            "--save_interval", "10", "--total_frames", str(frames), "--load_model"]
     log = run / "douzero.log"
     with open(log, "a") as out:
-        out.write(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(cmd[:3])} <douzero.dmc.train> {' '.join(cmd[6:])}\n")
+        env = f"OMP_NUM_THREADS={threads} " if threads > 0 else ""
+        out.write(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} {env}{' '.join(cmd[:3])} <douzero.dmc.train> {' '.join(cmd[6:])}\n")
         out.flush()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                env=torch_threads_env(threads))
         end = time.monotonic() + minutes * 60
         try:
             while time.monotonic() < end and proc.poll() is None:
                 time.sleep(5.0)
+        except Stopped:  # SIGTERM (stop_on_sigterm): stop the trainer and report its newest save
+            pass
         finally:
             _stop(proc)  # SIGTERM to its process group, then SIGKILL
     saves = douzero_saves(savedir / "equal")
@@ -254,6 +265,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     d.add_argument("--frames", type=int, default=25_000_000, help="stop at this many frames (default 25M)")
     d.add_argument("--minutes", type=float, default=60.0, help="stop after this many minutes (default 60)")
     d.add_argument("--nice", type=int, default=19, help="its niceness (default 19)")
+    d.add_argument("--actors", type=int, default=2, help="DouZero's actor processes (default 2)")
+    d.add_argument("--torch-threads", type=int, default=1,
+                   help="torch threads a DouZero process (default 1; 0 for torch's default, one a core)")
     z = sub.add_parser("ddz", help="ddz's trainer to the listed frame counts, a snapshot at each")
     z.add_argument("--dir", type=Path, required=True)
     z.add_argument("--frames", type=_frames_arg, required=True, help="counts separated by commas")
@@ -271,7 +285,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         a.add_argument("--archive", type=Path, default=ARCHIVE, help=f"the archive (default {ARCHIVE})")
     args = ap.parse_args(argv)
     if args.step == "douzero":
-        got = run_douzero(args.dir, args.frames, args.minutes, args.nice)
+        stop_on_sigterm()  # a SIGTERM here stops DouZero's trainer too (it runs in its own session)
+        got = run_douzero(args.dir, args.frames, args.minutes, args.nice, args.actors, args.torch_threads)
         print(f"DouZero's run: newest save at {got:,} frames (target {args.frames:,})")
     elif args.step == "ddz":
         for f, snap in run_ddz(args.dir, args.frames, args.train_arg):

@@ -403,7 +403,7 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "pettingzoo": _run_pettingzoo,        # ddz's PettingZoo AEC env: last() + random id from the info + step()
     "pettingzoo_mask": _run_pettingzoo_mask,  # the same loop picking from the action mask
     "neural_lead": _run_neural_lead,      # NeuralBot (the shipped model, numpy) at the first lead: 1 / median
-    "train_douzero": _run_trainer("douzero"),  # DouZero's own trainer, CPU mode, 2 actors (peer)
+    "train_douzero": _run_trainer("douzero"),  # DouZero's own trainer, CPU mode, 2 one-thread actors (peer)
     "train_ddz": _run_trainer("ddz"),     # ddz train on DouZero's network, rules and batch, 2 actor processes
 }
 

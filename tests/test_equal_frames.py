@@ -145,3 +145,47 @@ def test_archive_and_restore_carry_a_run_to_a_new_machine(tmp_path):
         ef.archive(tmp_path / "empty", arch)
     with pytest.raises(SystemExit, match="no archived DouZero checkpoint"):
         ef.restore(new, tmp_path / "none")
+
+
+def test_douzero_step_stops_its_trainer_on_sigterm(tmp_path, monkeypatch):
+    """DouZero's trainer runs in its own session, so a SIGTERM to the step must stop it on the way
+    out: before the step turned SIGTERM into an exception, a killed step left the trainer running
+    and a second one could start beside it on the same checkpoint. The trainer also gets its torch
+    threads (two one-thread actors are DouZero's best on two cores)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    child = ("import os, sys, time\n"
+             "d = sys.argv[sys.argv.index('--savedir') + 1]\n"
+             "open(os.path.join(d, 'pid'), 'w').write(f\"{os.getpid()} {os.environ.get('OMP_NUM_THREADS')} "
+             "{sys.argv[sys.argv.index('--num_actors') + 1]}\")\n"
+             "time.sleep(600)\n")
+    monkeypatch.setattr(ef, "DOUZERO_CODE", child)
+    previous = signal.getsignal(signal.SIGTERM)
+    pid_file = tmp_path / "douzero" / "pid"
+
+    def term_when_started():
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    killer = threading.Thread(target=term_when_started, daemon=True)
+    try:
+        ef.stop_on_sigterm()
+        killer.start()
+        t0 = time.monotonic()
+        newest = ef.run_douzero(tmp_path, 1_000, minutes=5, nice=0, actors=2, threads=1)
+        took = time.monotonic() - t0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        killer.join(5)
+    assert newest == 0  # no save was made
+    assert took < 60  # stopped by the signal, not by the 5 minutes
+    pid, threads, actors = pid_file.read_text().split()
+    assert (threads, actors) == ("1", "2")
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid), 0)  # the trainer is gone (and reaped), not left running
