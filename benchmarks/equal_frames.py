@@ -84,6 +84,19 @@ def douzero_saves(folder: Path) -> Dict[int, Dict[str, Path]]:
     return {k: v for k, v in saves.items() if len(v) == len(POSITIONS)}
 
 
+def _autogroup_nice(pid: int, nice: int) -> None:
+    """Give the new session's scheduling group the niceness too. On Linux with autogroup
+    scheduling (``/proc/sys/kernel/sched_autogroup_enabled``), each session is its own group and
+    the groups share the CPU by the group's niceness, not their processes': DouZero's trainer,
+    started in its own session, would otherwise take its even share beside other sessions' work
+    whatever ``nice`` says (seen here: a ``nice 19`` job in another session halved its rate until
+    that job's group was given niceness 19). Elsewhere there is no such file and nothing to do."""
+    try:
+        Path(f"/proc/{pid}/autogroup").write_text(f"{nice}\n")
+    except OSError:
+        pass
+
+
 def run_douzero(run: Path, frames: int, minutes: float, nice: int, actors: int = 2, threads: int = 1) -> int:
     """Start or resume DouZero's trainer; stop at ``frames`` (it saves there) or after ``minutes``
     (SIGTERM; what it trained since its last save, at most 10 minutes', is lost). Returns the frames
@@ -105,6 +118,7 @@ def run_douzero(run: Path, frames: int, minutes: float, nice: int, actors: int =
         out.flush()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                                 env=torch_threads_env(threads))
+        _autogroup_nice(proc.pid, nice)
         end = time.monotonic() + minutes * 60
         try:
             while time.monotonic() < end and proc.poll() is None:

@@ -151,7 +151,8 @@ def test_douzero_step_stops_its_trainer_on_sigterm(tmp_path, monkeypatch):
     """DouZero's trainer runs in its own session, so a SIGTERM to the step must stop it on the way
     out: before the step turned SIGTERM into an exception, a killed step left the trainer running
     and a second one could start beside it on the same checkpoint. The trainer also gets its torch
-    threads (two one-thread actors are DouZero's best on two cores)."""
+    threads (two one-thread actors are DouZero's best on two cores) and its niceness, for its
+    session's scheduling group as well."""
     import os
     import signal
     import threading
@@ -159,8 +160,10 @@ def test_douzero_step_stops_its_trainer_on_sigterm(tmp_path, monkeypatch):
 
     child = ("import os, sys, time\n"
              "d = sys.argv[sys.argv.index('--savedir') + 1]\n"
+             "time.sleep(0.5)  # the step sets its session's niceness just after starting it\n"
+             "g = open('/proc/self/autogroup').read().split()[-1] if os.path.exists('/proc/self/autogroup') else '-'\n"
              "open(os.path.join(d, 'pid'), 'w').write(f\"{os.getpid()} {os.environ.get('OMP_NUM_THREADS')} "
-             "{sys.argv[sys.argv.index('--num_actors') + 1]}\")\n"
+             "{sys.argv[sys.argv.index('--num_actors') + 1]} {os.nice(0)} {g}\")\n"
              "time.sleep(600)\n")
     monkeypatch.setattr(ef, "DOUZERO_CODE", child)
     previous = signal.getsignal(signal.SIGTERM)
@@ -178,14 +181,15 @@ def test_douzero_step_stops_its_trainer_on_sigterm(tmp_path, monkeypatch):
         ef.stop_on_sigterm()
         killer.start()
         t0 = time.monotonic()
-        newest = ef.run_douzero(tmp_path, 1_000, minutes=5, nice=0, actors=2, threads=1)
+        newest = ef.run_douzero(tmp_path, 1_000, minutes=5, nice=5, actors=2, threads=1)
         took = time.monotonic() - t0
     finally:
         signal.signal(signal.SIGTERM, previous)
         killer.join(5)
     assert newest == 0  # no save was made
     assert took < 60  # stopped by the signal, not by the 5 minutes
-    pid, threads, actors = pid_file.read_text().split()
-    assert (threads, actors) == ("1", "2")
+    pid, threads, actors, nice, group_nice = pid_file.read_text().split()
+    assert (threads, actors, int(nice)) == ("1", "2", min(19, os.nice(0) + 5))  # `nice -n 5` adds to ours
+    assert group_nice in ("5", "-")  # its session's scheduling group too, where Linux has autogroups
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid), 0)  # the trainer is gone (and reaped), not left running
