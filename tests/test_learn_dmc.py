@@ -7,6 +7,7 @@ import csv
 import io
 import os
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -366,6 +367,24 @@ def test_a_log_begun_with_other_columns_keeps_them(tmp_path):
         rows = list(csv.reader(f))
     assert rows[0] == ["wall_time", "frames", "loss_p0"] and all(len(r) == 3 for r in rows)
     assert int(rows[-1][1]) == tr.frames and tr.cpu_seconds > 0
+
+
+def test_a_position_without_a_batch_logs_an_empty_loss(tmp_path):
+    """A log row covers the learner's batches since the row before; a position that got none (a
+    learner starved of CPU, or just resumed) has no loss to give: its field is empty, as the
+    evaluation's fields are without an evaluation, never the "nan" an empty mean would print."""
+    from ddz.learn.dmc import _Stats
+    tr = Trainer(TrainConfig(**TINY, eval_every=10**9), out=str(tmp_path))
+    stats = _Stats()
+    stats.add(0, 0.25)
+    stats.add(0, 0.75)
+    t = time.perf_counter()
+    clock = dict(t=t, cpu=time.process_time(), logged=t, shown=t, frames=0, seconds=0.0)
+    tr._periodic(stats, clock, None, lambda: None, force=True)
+    with open(tmp_path / "log.csv") as f:
+        row = list(csv.DictReader(f))[-1]
+    assert row["loss_p0"] == "0.50000"
+    assert all(row[f"loss_p{p}"] == "" for p in range(1, tr.positions)), row
 
 
 @pytest.mark.parametrize("net", ["small", "douzero"])

@@ -677,7 +677,9 @@ class Trainer:
             row: Dict[str, Any] = {"wall_time": f"{time.time():.1f}", "train_seconds": f"{self.train_seconds:.1f}",
                                    "cpu_seconds": f"{self.cpu_seconds:.1f}", "frames": self.frames,
                                    "updates": self.updates, "frames_per_s": f"{fps:.0f}"}
-            row.update({f"loss_p{p}": f"{v:.5f}" for p, v in enumerate(losses)})
+            # a position that got no batch in the interval (a starved or just-resumed learner) has
+            # no loss to report: an empty field, as for the evaluation, rather than "nan"
+            row.update({f"loss_p{p}": (f"{v:.5f}" if v == v else "") for p, v in enumerate(losses)})
             if evaluated:
                 row.update({k: f"{v:.4f}" for k, v in self.last_eval.items()})
             self._log(row)
