@@ -73,6 +73,11 @@ def torch_threads_env(threads: int) -> dict:
     return env
 
 
+def torch_threads_prefix(threads: int) -> str:
+    """How a logged command line shows :func:`torch_threads_env`'s setting ("" for torch's default)."""
+    return f"OMP_NUM_THREADS={threads} " if threads > 0 else ""
+
+
 class Stopped(Exception):
     """SIGTERM reached this script: unwinding stops its child trainer (``finally: _stop``)."""
 
@@ -126,8 +131,7 @@ def douzero(minutes: float, warmup: float, work: str, actors: int, threads: int 
             if m:
                 when = datetime.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f").timestamp()
                 points.append((when, int(m.group(2))))
-    env = f"OMP_NUM_THREADS={threads} " if threads > 0 else ""
-    return {"trainer": "douzero", "command": env + " ".join(["python -c <douzero.dmc.train>"] + cmd[3:]),
+    return {"trainer": "douzero", "command": torch_threads_prefix(threads) + " ".join(["python -c <douzero.dmc.train>"] + cmd[3:]),
             **_rate(points, warmup)}
 
 

@@ -46,7 +46,7 @@ from typing import Dict, List, Optional, Tuple
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_train_vs_douzero import (DOUZERO_CODE, Stopped, _stop, stop_on_sigterm,  # noqa: E402  (DouZero's entry point;
-                                    torch_threads_env)  # stopping its process group; its torch threads)
+                                    torch_threads_env, torch_threads_prefix)  # stopping its process group; its torch threads)
 
 POSITIONS = ("landlord", "landlord_up", "landlord_down")
 _WEIGHTS = re.compile(r"^(landlord|landlord_up|landlord_down)_weights_(\d+)\.ckpt$")
@@ -113,7 +113,7 @@ def run_douzero(run: Path, frames: int, minutes: float, nice: int, actors: int =
            "--save_interval", "10", "--total_frames", str(frames), "--load_model"]
     log = run / "douzero.log"
     with open(log, "a") as out:
-        env = f"OMP_NUM_THREADS={threads} " if threads > 0 else ""
+        env = torch_threads_prefix(threads)
         out.write(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} {env}{' '.join(cmd[:3])} <douzero.dmc.train> {' '.join(cmd[6:])}\n")
         out.flush()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,

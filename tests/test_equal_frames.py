@@ -191,5 +191,7 @@ def test_douzero_step_stops_its_trainer_on_sigterm(tmp_path, monkeypatch):
     pid, threads, actors, nice, group_nice = pid_file.read_text().split()
     assert (threads, actors, int(nice)) == ("1", "2", min(19, os.nice(0) + 5))  # `nice -n 5` adds to ours
     assert group_nice in ("5", "-")  # its session's scheduling group too, where Linux has autogroups
+    header = (tmp_path / "douzero.log").read_text().splitlines()[0]
+    assert " OMP_NUM_THREADS=1 nice -n 5 " in header and "--num_actors 2" in header  # the log says how it ran
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid), 0)  # the trainer is gone (and reaped), not left running
