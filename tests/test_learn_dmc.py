@@ -39,6 +39,27 @@ def test_the_loss_falls_on_a_fixed_batch():
     assert losses[-1] < 0.3 * losses[0], (losses[0], losses[-1])
 
 
+def test_passes_take_that_many_steps_on_a_batch_and_count_its_frames_once():
+    """``passes=2`` is two gradient steps on each batch: the same weights as learning the batch
+    twice with ``passes=1``; a run counts each frame once and each step in ``updates``."""
+    one, two = (Trainer(TrainConfig(**TINY, seed=3, passes=k)) for k in (1, 2))
+    actor = Actor(one.rules, one.feats, 32, "adp", 0.0, False)
+    actor.reset(1)
+    frames = []
+    while sum(len(f[2]) for f in frames if f[0] == 0) < 128:
+        frames += actor.step(one.model)
+    batch = [np.concatenate([f[k] for f in frames if f[0] == 0])[:128] for k in range(1, 5)]
+    first = one.learn(0, *batch)
+    one.learn(0, *batch)
+    assert two.learn(0, *batch) == first  # the loss before the first step
+    assert arrays_equal(one.model.arrays(), two.model.arrays())
+    run = Trainer(TrainConfig(**TINY, seed=3, passes=3))
+    run.train(frames=1000)
+    assert run.frames >= 1000 and run.updates == 3 * run.frames // 128
+    with pytest.raises(ddz.ArgumentError, match="passes"):
+        TrainConfig(**TINY, passes=0).check()
+
+
 def test_a_seeded_one_thread_run_is_exact_and_seeds_differ():
     runs = []
     for seed in (5, 5, 6):

@@ -15,7 +15,8 @@ def _defaults() -> Any:
     """The TrainConfig defaults without importing torch (the dataclass lives in ddz.learn.dmc)."""
     return {"objective": "adp", "net": "small", "tables": 256, "batch_size": 1024, "optimizer": "adam",
             "lr": 1e-3, "epsilon": 0.01, "seed": 0, "mode": "single", "device": "cpu", "actors": 1,
-            "checkpoint_every": 500_000, "eval_every": 0, "eval_games": 100, "rule_tables": 0.0}
+            "checkpoint_every": 500_000, "eval_every": 0, "eval_games": 100, "rule_tables": 0.0,
+            "passes": 1}
 
 
 def _hidden(text: str) -> List[int]:
@@ -76,6 +77,9 @@ def add_parser(sub: Any) -> None:
     tr.add_argument("--tables", type=int, default=d["tables"], help=f"tables per actor (default {d['tables']})")
     tr.add_argument("--batch-size", type=int, default=d["batch_size"],
                     help=f"frames per gradient step (default {d['batch_size']})")
+    tr.add_argument("--passes", type=int, default=d["passes"], metavar="N",
+                    help="gradient steps on each batch: more than one learns more from each frame, at N times "
+                         f"the learner's work a frame (frames are counted once) (default {d['passes']}, DouZero's)")
     tr.add_argument("--optimizer", default=d["optimizer"], choices=("adam", "rmsprop"),
                     help=f"optimiser (rmsprop with DouZero's settings) (default {d['optimizer']})")
     tr.add_argument("--lr", type=float, default=d["lr"], help=f"learning rate (default {d['lr']})")
@@ -143,7 +147,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
                               buffer_frames=max(32768, 4 * args.batch_size),
                               init=None if args.init is None else os.path.abspath(args.init), grow=args.grow,
                               actor_int8=args.actor_int8, learner_threads=args.learner_threads,
-                              rule_tables=args.rule_tables)
+                              rule_tables=args.rule_tables, passes=args.passes)
             trainer = Trainer(cfg, out=args.out)
         seconds = None if args.hours is None else args.hours * 3600.0
         with _graceful_stop(trainer):

@@ -121,6 +121,7 @@ class TrainConfig:
     actor_int8: bool = False
     learner_threads: int = 1
     rule_tables: float = 0.0
+    passes: int = 1
 
     def check(self) -> "TrainConfig":
         rules_for(self.variant)
@@ -148,7 +149,7 @@ class TrainConfig:
             raise ArgumentError(f"optimizer must be adam or rmsprop, not {shown(self.optimizer)}")
         if self.eval_games < 0:
             raise ArgumentError(f"eval_games must be >= 0 (0: no evaluation), not {self.eval_games!r}")
-        for name in ("tables", "batch_size", "actors", "sync_every", "checkpoint_every"):
+        for name in ("tables", "batch_size", "actors", "sync_every", "checkpoint_every", "passes"):
             if int(getattr(self, name)) < 1:
                 raise ArgumentError(f"{name} must be >= 1, not {getattr(self, name)!r}")
         if self.buffer_frames < 2 * self.batch_size:
@@ -435,19 +436,26 @@ class Trainer:
     # ---- learning ----
     def learn(self, p: int, obs: npt.NDArray[np.int8], act: npt.NDArray[Any], hist: npt.NDArray[Any],
               ret: npt.NDArray[Any]) -> float:
-        """One gradient step of position ``p``'s network on a batch; the loss before the step."""
+        """``passes`` gradient steps of position ``p``'s network on a batch; the loss before the
+        first. More than one pass learns more from each frame (the frames are counted once)."""
         net = self.model.nets[p]
         f = self.feats
         dev = self.device
-        q = net(torch.from_numpy(f.state(obs)).to(dev), torch.from_numpy(f.actions(act)).to(dev), None,
-                torch.from_numpy(f.history(hist)).to(dev) if self.lstm else None)
-        loss = torch.mean((q - torch.from_numpy(np.asarray(ret, dtype=np.float32)).to(dev)) ** 2)
+        state = torch.from_numpy(f.state(obs)).to(dev)
+        actions = torch.from_numpy(f.actions(act)).to(dev)
+        history = torch.from_numpy(f.history(hist)).to(dev) if self.lstm else None
+        target = torch.from_numpy(np.asarray(ret, dtype=np.float32)).to(dev)
         opt = self.optims[p]
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(net.parameters(), self.config.max_grad_norm)
-        opt.step()
-        return float(loss.item())
+        first = 0.0
+        for k in range(self.config.passes):
+            loss = torch.mean((net(state, actions, None, history) - target) ** 2)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), self.config.max_grad_norm)
+            opt.step()
+            if k == 0:
+                first = float(loss.item())
+        return first
 
     def _learn_ready(self, stats: _Stats) -> int:
         n = 0
@@ -457,7 +465,7 @@ class Trainer:
             stats.add(p, loss)
             self.recent_loss[p] = loss
             self.frames += b
-            self.updates += 1
+            self.updates += self.config.passes
             n += 1
         return n
 
@@ -474,7 +482,7 @@ class Trainer:
                 stats.add(p, loss)
                 self.recent_loss[p] = loss
                 self.frames += b
-                self.updates += 1
+                self.updates += self.config.passes
                 learned += 1
                 continue
             k = min(free, n - i)
