@@ -3,30 +3,16 @@ fine-tuned on SearchBot's best actions): what it records, the loss it fits, and 
 changes the play networks only. Needs torch for the fit (skipped without it)."""
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_scripts import load
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 MODEL = Path(__file__).resolve().parents[1] / "src" / "ddz" / "learn" / "models" / "classic.npz"
 
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"_bench_{name}", BENCH / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(BENCH))
-    return mod
-
-
-ds = _load("distill_search")
+ds = load("distill_search")
 
 
 @pytest.fixture(scope="module")

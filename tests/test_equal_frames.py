@@ -4,28 +4,13 @@ takes, the frame-list argument, and the protocol's WP / ADP bookkeeping."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_scripts import load
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"_bench_{name}", BENCH / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(BENCH))
-    return mod
-
-
-ef = _load("equal_frames")
+ef = load("equal_frames")
 
 
 def _touch(folder: Path, *names: str) -> None:
@@ -62,7 +47,7 @@ def test_compare_says_what_is_missing(tmp_path):
 
 
 def test_summarise_counts_each_role():
-    dp = _load("douzero_protocol")
+    dp = load("douzero_protocol")
     # deal 0: A wins as landlord (+4) and as farmers (B the landlord lost, -2 -> A's +2);
     # deal 1: A loses as landlord (-2), and B wins as landlord (+8 -> A's farmers -8)
     a_ll = {"won": np.array([True, False]), "score": np.array([4.0, -2.0])}
