@@ -45,19 +45,18 @@ def _best_tokens(teacher: SearchBot) -> Dict[str, int]:
     return dict(last.get("rollouts") or last.get("wins") or {})
 
 
-def play_hands(job: Tuple[str, int, int, List[int], str]) -> Dict[str, Any]:
-    """One worker's hands: the records of every play decision with more than one legal action."""
-    model_path, nodes, worker, seeds, actor = job
+def play_hands(job: Tuple[str, int, List[int], str]) -> Dict[str, Any]:
+    """One worker's hands: the records of every play decision SearchBot tells apart (some
+    actions best, not all)."""
+    model_path, nodes, seeds, actor = job
     student = NeuralBot(model_path)
     rules = student.model.rules
     feats = student.model.features
     teacher = SearchBot(time_per_move=None, node_limit=nodes)
-    pos, obs, offsets, ids, best, seat_of, hand_of, won = [], [], [0], [], [], [], [], []
-    t0 = time.perf_counter()
+    pos, obs, offsets, ids, best, hand_of = [], [], [0], [], [], []
     for seed in seeds:
         g = ddz.Game(rules, seed=seed)
         teacher.reseed(seed)
-        start = len(pos)
         while not g.is_over:
             s = g.current_seat
             if g.phase != "PLAY":
@@ -77,21 +76,14 @@ def play_hands(job: Tuple[str, int, int, List[int], str]) -> Dict[str, Any]:
                     ids.append(lid)
                     best.append(mark)
                     offsets.append(offsets[-1] + len(lid))
-                    seat_of.append(s)
                     hand_of.append(seed)
             g.apply(student.act(g, s) if actor == "student" else tok)
-        res = g.result
-        landlord = g.landlord
-        for k in range(start, len(pos)):
-            s = seat_of[k]
-            won.append(int((s == landlord) == (res.winner_side == "landlord")) if res is not None and res.winner_side else 0)
     return {"pos": np.asarray(pos, dtype=np.int8),
             "obs": np.stack(obs) if obs else np.zeros((0, 0), dtype=np.int8),
             "offsets": np.asarray(offsets, dtype=np.int64),
             "ids": np.concatenate(ids) if ids else np.zeros(0, dtype=np.int32),
             "best": np.concatenate(best) if best else np.zeros(0, dtype=np.uint8),
-            "hand": np.asarray(hand_of, dtype=np.int64), "won": np.asarray(won, dtype=np.int8),
-            "seconds": time.perf_counter() - t0, "hands": len(seeds)}
+            "hand": np.asarray(hand_of, dtype=np.int64), "hands": len(seeds)}
 
 
 def gen(args: argparse.Namespace) -> int:
@@ -99,8 +91,7 @@ def gen(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     seeds = list(range(args.seed, args.seed + args.hands))
     chunk = max(1, args.chunk)
-    jobs = [(str(args.model), args.nodes, k, seeds[i:i + chunk], args.actor)
-            for k, i in enumerate(range(0, len(seeds), chunk))]
+    jobs = [(str(args.model), args.nodes, seeds[i:i + chunk], args.actor) for i in range(0, len(seeds), chunk)]
     t0 = time.perf_counter()
     done = states = 0
     # one worker plays in this process (nothing to pickle); more, in forked processes
@@ -139,9 +130,9 @@ def _batch(data: Dict[str, np.ndarray], rows: np.ndarray, feats: Any, torch: Any
     off = data["offsets"]
     lo, hi = off[rows], off[rows + 1]
     counts = hi - lo
-    acts = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)])
     seg = np.repeat(np.arange(len(rows)), counts)
-    col = np.arange(len(acts)) - np.repeat(np.cumsum(counts) - counts, counts)
+    col = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    acts = np.repeat(lo, counts) + col  # each action's row in ``ids`` / ``best``
     return (torch.from_numpy(feats.state(data["obs"][rows])), torch.from_numpy(feats.actions(data["ids"][acts])),
             torch.from_numpy(seg), torch.from_numpy(data["best"][acts]), torch.from_numpy(col), int(counts.max()))
 

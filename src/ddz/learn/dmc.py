@@ -44,7 +44,6 @@ import csv
 import json
 import math
 import os
-import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field, fields
@@ -461,28 +460,29 @@ class Trainer:
         n = 0
         b = self.config.batch_size
         for p in self.buffer.ready(b):
-            loss = self.learn(p, *self.buffer.take(p, b))
-            stats.add(p, loss)
-            self.recent_loss[p] = loss
-            self.frames += b
-            self.updates += self.config.passes
+            self._learn_batch(p, stats)
             n += 1
         return n
+
+    def _learn_batch(self, p: int, stats: _Stats) -> None:
+        """Learns from the oldest batch of position ``p``'s ring, and counts it."""
+        b = self.config.batch_size
+        loss = self.learn(p, *self.buffer.take(p, b))
+        stats.add(p, loss)
+        self.recent_loss[p] = loss
+        self.frames += b
+        self.updates += self.config.passes
 
     def _put_learning(self, p: int, obs: npt.NDArray[np.int8], act: npt.NDArray[Any], hist: npt.NDArray[Any],
                       ret: npt.NDArray[Any], stats: _Stats) -> int:
         """Puts frames into position ``p``'s ring, learning from it whenever it is full (one
         thread: many hands ending in one step never overflow it). Returns the steps learned."""
-        buf, b = self.buffer, self.config.batch_size
+        buf = self.buffer
         i, n, learned = 0, len(act), 0
         while i < n:
             free = buf.capacity - buf.size[p]
             if free == 0:
-                loss = self.learn(p, *buf.take(p, b))
-                stats.add(p, loss)
-                self.recent_loss[p] = loss
-                self.frames += b
-                self.updates += self.config.passes
+                self._learn_batch(p, stats)
                 learned += 1
                 continue
             k = min(free, n - i)
