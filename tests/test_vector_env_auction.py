@@ -27,6 +27,7 @@ CASES = [
                           twop_rocket_doubles=False, twop_initial_multiplier=3, max_redeals=3), 6),
     (ddz.Rules.bengbu(), 7),
     (ddz.Rules.bengbu(bengbu_missiles_once_per_player=True, bengbu_special_per_instance=True, max_redeals=2), 8),
+    (ddz.Rules.two_player(twop_initial_multiplier=2.5), 9),  # a fractional stake: float rewards, exact here
 ]
 
 
@@ -184,9 +185,11 @@ def test_actions_as_lists_and_errors():
         ddz.VectorEnv(r, 1, 0, auction=1)  # type: ignore[arg-type]
     with pytest.raises(ddz.ArgumentError, match="reward must be one of"):
         ddz.VectorEnv(r, 1, 0, reward="points")
-    # the core scores whole hands in integers: a fractional TWOP multiplier is refused clearly
-    with pytest.raises(ddz.ArgumentError, match="integer twop_initial_multiplier"):
-        ddz.VectorEnv(ddz.Rules.two_player(twop_initial_multiplier=2.5), 1, 0)
+    # every valid Rules is a valid environment (one range for each option: docs/rules.md §11); a
+    # fractional TWOP multiplier scales the rewards (CASES plays one against Game)
+    for rules in (ddz.Rules.classic(max_redeals=2**31, classic_rob_cap=10**12), ddz.Rules.classic(max_redeals=10**12),
+                  ddz.Rules.two_player(twop_initial_multiplier=2.5), ddz.Rules.two_player(twop_initial_multiplier=10**12)):
+        ddz.VectorEnv(rules, 1, 0).reset()
 
 
 def test_play_only_mode_has_terminal_information():

@@ -23,11 +23,28 @@ enum HistKind : uint8_t { H_DECIDE, H_PLAY, H_PASS, H_REDEAL, H_TIMEOUT, H_ESCAP
 /// The history, newest first; copies share it (a new entry is a new head).
 struct HistNode {
   IdSet ids;  // a play's cards
-  std::shared_ptr<const HistNode> prev;
-  uint32_t size;  // entries up to and including this one
+  // mutable only for the destructor, which unlinks nodes nothing else holds; else never changed
+  mutable std::shared_ptr<const HistNode> prev;
+  uint64_t size;  // entries up to and including this one
   int8_t seat;    // -1: the dealer's REDEAL
   uint8_t kind;
   uint8_t token;  // a decision's token
+
+  HistNode(IdSet i, std::shared_ptr<const HistNode> p, uint64_t n, int8_t s, uint8_t k, uint8_t t)
+      : ids(i), prev(std::move(p)), size(n), seat(s), kind(k), token(t) {}
+  HistNode(const HistNode&) = delete;
+  HistNode& operator=(const HistNode&) = delete;
+  /// Frees the nodes that only this one holds in a loop: the default destructor would free the
+  /// chain by recursion, one stack frame a node, and a history of a million entries (re-deals,
+  /// escapes) overflows the stack. A node whose count is 1 is held by nothing else, so no other
+  /// thread or copy can see it while it is taken apart.
+  ~HistNode() {
+    std::shared_ptr<const HistNode> p = std::move(prev);
+    while (p && p.use_count() == 1) {
+      std::shared_ptr<const HistNode> next = std::move(p->prev);
+      p = std::move(next);  // frees the old node, whose prev is now empty: no recursion
+    }
+  }
 };
 using Hist = std::shared_ptr<const HistNode>;
 
@@ -46,8 +63,8 @@ struct HandObj {
   bool kitty_taken = false;  // ph has moved the kitty into the landlord's hand
   PlayStateObj ps;           // the play phase, once h.in_play
   Hist hist;
-  uint32_t deal_start = 0;   // the history's size when the current deal began
-  uint32_t hist_size() const { return hist ? hist->size : 0; }
+  uint64_t deal_start = 0;   // the history's size when the current deal began
+  uint64_t hist_size() const { return hist ? hist->size : 0; }
   int variant() const { return rules->r.variant; }
 };
 
@@ -59,7 +76,7 @@ PyObject* g_pass_str = nullptr;
 HandObj* hand_ptr(PyObject* self) { return raw_value<HandObj>(self); }
 
 void push_hist(HandObj& G, int seat, uint8_t kind, uint8_t token = 0, IdSet ids = 0) {
-  G.hist = std::make_shared<const HistNode>(HistNode{ids, G.hist, G.hist_size() + 1, int8_t(seat), kind, token});
+  G.hist = std::make_shared<const HistNode>(ids, G.hist, G.hist_size() + 1, int8_t(seat), kind, token);
 }
 
 PyObject* new_ref(PyObject* o) {
@@ -80,7 +97,7 @@ py::object hist_token(const HandObj& G, const HistNode& e) {
 }
 
 /// The history entries from index `from` on, oldest first.
-std::vector<const HistNode*> hist_from(const HandObj& G, uint32_t from) {
+std::vector<const HistNode*> hist_from(const HandObj& G, uint64_t from) {
   std::vector<const HistNode*> v;
   for (const HistNode* n = G.hist.get(); n && n->size > from; n = n->prev.get()) v.push_back(n);
   return std::vector<const HistNode*>(v.rbegin(), v.rend());
@@ -91,12 +108,12 @@ void start_deal_cards(HandObj& G) {
   hand_deal(G.rules->r, G.h, G.h.redeals, d);
   G.ph = d.cards;
   G.kitty_taken = false;
-  G.ps = PlayStateObj{G.rules, PlayState(), nullptr};
+  G.ps = PlayStateObj{G.rules, PlayState(), nullptr, true};
   G.deal_start = G.hist_size();
 }
 
 /// Brings the suited cards and the play state up to the HandState after a decision.
-void sync(HandObj& G, uint16_t redeals_before, bool in_play_before) {
+void sync(HandObj& G, uint64_t redeals_before, bool in_play_before) {
   HandState& h = G.h;
   if (h.redeals != redeals_before) {
     push_hist(G, -1, H_REDEAL);
@@ -107,7 +124,7 @@ void sync(HandObj& G, uint16_t redeals_before, bool in_play_before) {
     G.ph.take_kitty(h.landlord);
     G.kitty_taken = true;
   }
-  if (h.in_play && !in_play_before) G.ps = PlayStateObj{G.rules, h.t.s, nullptr};
+  if (h.in_play && !in_play_before) G.ps = PlayStateObj{G.rules, h.t.s, nullptr, true};
 }
 
 /// The decision tokens offered now (table order).
@@ -125,7 +142,7 @@ bool is_offered(const HandObj& G, int token) {
 void decide(HandObj& G, int token) {
   HandState& h = G.h;
   const uint8_t phase = h.phase;
-  const uint16_t redeals = h.redeals;
+  const uint64_t redeals = h.redeals;
   const bool in_play = h.in_play;
   push_hist(G, h.seat, H_DECIDE, uint8_t(token));
   hand_decide(G.rules->r, G.setup->o, h, token);
@@ -253,8 +270,11 @@ PyObject* hd_decide_id(PyObject* self, PyObject* const* args, Py_ssize_t nargs) 
     }
     int overflow = 0;
     const long long a = PyLong_AsLongLongAndOverflow(args[0], &overflow);
-    const long long k = a - G->rules->pass_id() - 1;
-    if (overflow || k < 0 || k >= kDecisionCount[G->variant()] || !is_offered(*G, int(k))) Py_RETURN_NONE;
+    // the range first, then the difference (a may be -2**63: a - pass_id would overflow)
+    const long long first = G->rules->pass_id() + 1;
+    if (overflow || a < first || a >= first + kDecisionCount[G->variant()]) Py_RETURN_NONE;
+    const long long k = a - first;
+    if (!is_offered(*G, int(k))) Py_RETURN_NONE;
     decide(*G, int(k));
     return new_ref(g_token_names[G->variant()][k]);
   });
@@ -310,6 +330,7 @@ PhysicalHands physical_of(py::handle h) {
 }  // namespace
 
 void register_game(py::module_& m) {
+  m.attr("MAX_OPTION_VALUE") = py::int_(kMaxOptionValue);
   for (int p = 0; p < kHandPhases; ++p) g_phase_names[p] = PyUnicode_InternFromString(kHandPhaseNames[p]);
   for (int v = 0; v < 3; ++v)
     for (int t = 0; t < kDecisionCount[v]; ++t) g_token_names[v][t] = PyUnicode_InternFromString(kDecisionNames[v][t]);
@@ -348,17 +369,11 @@ void register_game(py::module_& m) {
              auto su = std::make_shared<GameSetup>();
              py::dict full;  // a copy: the rules' own options (another variant's are not read)
              for (auto kv : py::dict(py::reinterpret_borrow<py::object>(options))) full[kv.first] = kv.second;
-             // TWOP's initial multiplier may be any positive number; Game scores in Python
-             // (ddz.hand.scoring), so the core's own scores of a Game hand do not read it
-             if (full.contains("twop_initial_multiplier")) {
-               py::object im = full["twop_initial_multiplier"];
-               int overflow = 0;
-               const long long v = PyLong_Check(im.ptr()) ? PyLong_AsLongLongAndOverflow(im.ptr(), &overflow) : 0;
-               if (overflow || v < 1 || v > (1LL << 32)) full["twop_initial_multiplier"] = 1;
-             }
              su->o = hand_options(full);
-             su->o.base = int64_t(u64_arg(base_h, "base"));
-             su->o.imult = int64_t(u64_arg(imult_h, "initial_multiplier"));
+             // the room's stakes are Python's (Game checks them: 1..10**12); the core's scores hold
+             // no stake (HandOptions), so it needs only to know they are in range
+             for (auto [h, what] : {std::pair{base_h, "base"}, std::pair{imult_h, "initial_multiplier"}})
+               int_arg(h, what, 1, (long long)kMaxOptionValue);
              su->seed = u64_arg(seed_h, "seed");
              su->deals.first_bidder = int(int_arg(fb_h, "first_bidder", -1, rp->r.players() - 1));
              su->deals.first_to_decide = int(int_arg(ftd_h, "first_to_decide", -1, 1));
@@ -370,7 +385,7 @@ void register_game(py::module_& m) {
                d.first_to_decide = t[2].is_none() ? 0 : uint8_t(int_arg(t[2], "first_to_decide", 0, 1));
                su->deals.scripted.push_back(d);
              });
-             HandObj G{rp, su, HandState(), PhysicalHands(), false, PlayStateObj{rp, PlayState(), nullptr}, nullptr, 0};
+             HandObj G{rp, su, HandState(), PhysicalHands(), false, PlayStateObj{rp, PlayState(), nullptr, true}, nullptr, 0};
              hand_start(rp->r, su->o, G.h, su->seed, &su->deals);
              start_deal_cards(G);
              return G;
@@ -379,8 +394,8 @@ void register_game(py::module_& m) {
            py::arg("first_to_decide"), py::arg("base"), py::arg("initial_multiplier"))
       .def_property_readonly("landlord", [](const HandObj& G) { return opt_seat(G.h.landlord); })
       .def_property_readonly("first_bidder", [](const HandObj& G) { return int(G.h.first_bidder); })
-      .def_property_readonly("redeals", [](const HandObj& G) { return int(G.h.redeals); })
-      .def_property_readonly("deals", [](const HandObj& G) { return int(G.h.redeals) + (G.h.result == HR_VOID ? 0 : 1); },
+      .def_property_readonly("redeals", [](const HandObj& G) { return G.h.redeals; })
+      .def_property_readonly("deals", [](const HandObj& G) { return G.h.redeals + (G.h.result == HR_VOID ? 0 : 1); },
                              "how many deals the hand has used")
       .def_property_readonly("dealt", [](const HandObj& G) { return G.h.dealt; })
       .def_property_readonly("kitty_revealed", [](const HandObj& G) { return G.h.kitty_revealed; })
@@ -455,7 +470,7 @@ void register_game(py::module_& m) {
           }, "this deal's decisions: (seat, token)")
       .def_property_readonly("ndecisions", [](const HandObj& G) { return int(G.h.ndec); })
       .def("deal", [](const HandObj& G, IntArg k_h) {
-            const int k = int(int_arg(k_h, "deal", 0, G.h.redeals));
+            const uint64_t k = uint64_t(int_arg(k_h, "deal", 0, (long long)G.h.redeals));
             HandDeal d;
             hand_deal(G.rules->r, G.h, k, d);
             return deal_tuple(G, d);

@@ -254,6 +254,7 @@ PyObject* physical_play(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
     PyObject* history = nargs == 3 && args[2] != Py_None ? args[2] : nullptr;
     if (history && !PyList_Check(history)) throw ArgumentTypeError("history must be a list, not " + type_name(args[2]));
     PlayStateObj& S = play_state_of(args[0]);
+    S.check_writable();
     IdSet ids = 0;
     bool pass = false;
     Interp reading;

@@ -177,6 +177,7 @@ PyObject* ps_apply(PyObject* self, PyObject* action) {
   PlayStateObj* P = raw_value<PlayStateObj>(self);
   if (!P) return nullptr;
   return raw_call([P, action]() -> PyObject* {
+    P->check_writable();
     Counts cards = 0;
     int kind = -1;
     bool play = action_arg(*P, action, cards, kind);
@@ -193,7 +194,7 @@ PyObject* ps_apply(PyObject* self, PyObject* action) {
 PyObject* ps_clone(PyObject* self, PyObject*) {
   PlayStateObj* P = raw_value<PlayStateObj>(self);
   if (!P) return nullptr;
-  return raw_call([P]() -> PyObject* { return py::cast(PlayStateObj(*P)).release().ptr(); });
+  return raw_call([P]() -> PyObject* { return py::cast(P->copy()).release().ptr(); });
 }
 
 PyObject* ps_bombs_total(PyObject* self, void*) {
@@ -383,13 +384,17 @@ void register_play(py::module_& m) {
           "its .code says why: a malformed action is MALFORMED). Changes nothing.")
       .def("can_apply", [](PlayStateObj& P, ActionArg action) { return check_obj(P, action).is_none(); },
            py::arg("action"), "check(action) is None.")
+      .def_property_readonly("readonly", [](const PlayStateObj& P) { return P.readonly; },
+           "True for a ddz.Game's own play state (Game.play_state): apply and undo raise ddz.ArgumentError; "
+           "clone() gives a copy that may change")
       .def("undo", [](PlayStateObj& P) {
+            P.check_writable();
             if (!P.log)
               throw IllegalActionError("nothing to undo: no action has been applied", Illegal::NothingToUndo);
             P.s = P.log->before;
             P.log = P.log->prev;
           }, "Takes back the last action exactly.")
-      .def("__deepcopy__", [](const PlayStateObj& P, py::dict) { return PlayStateObj(P); }, py::arg("memo"))
+      .def("__deepcopy__", [](const PlayStateObj& P, py::dict) { return P.copy(); }, py::arg("memo"))
       .def("__eq__", [](const PlayStateObj& a, py::object o) {
             if (!py::isinstance<PlayStateObj>(o)) return false;
             const PlayStateObj& b = o.cast<const PlayStateObj&>();

@@ -26,6 +26,22 @@ struct PlayStateObj {
   RulesPtr rules;
   PlayState s;
   Log log;
+  /// A ddz.Game's own play state, shown by Game.play_state: read-only from Python (the game plays
+  /// it with its cards, history and record; apply or undo through the view would move the play
+  /// alone). Copies (clone, copy, deepcopy, pickle) are free again.
+  bool readonly = false;
+  /// Raises unless the state may be changed from Python.
+  void check_writable() const {
+    if (readonly)
+      throw ArgumentError("this PlayState is a read-only view of a ddz.Game's play (Game.play_state): act through "
+                          "the Game, or change an independent copy (play_state.clone(), game.clone())");
+  }
+  /// An independent copy that Python may change.
+  PlayStateObj copy() const {
+    PlayStateObj c(*this);
+    c.readonly = false;
+    return c;
+  }
   size_t log_size() const { return log ? log->depth : 0; }
   /// The log oldest first.
   std::vector<const LogNode*> entries() const {

@@ -91,39 +91,44 @@ HandOptions hand_options(py::handle d) {
   auto str = [&](const char* k, const char* value, bool& out) {
     if (o.contains(k)) out = py::str(o[k]).cast<std::string>() == value;
   };
-  auto i64 = [&](const char* k, int64_t& out) {
-    if (!o.contains(k)) return;
+  // an integer option in lo..hi (Rules checks the same ranges: docs/rules.md §11, "Numeric ranges")
+  auto count = [&](const char* k, uint64_t lo, uint64_t hi) -> uint64_t {
     py::object v = o[k];
+    if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr()))
+      throw ArgumentTypeError(std::string("option ") + k + " must be an integer, not " + type_name(v));
     int overflow = 0;
-    const long long x = PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr())
-                            ? PyLong_AsLongLongAndOverflow(v.ptr(), &overflow) : 0;
-    if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr()) || overflow)
-      throw ArgumentError(std::string("whole hands in the core need an integer ") + k + ", not " +
-                          std::string(py::str(py::repr(v))));
-    out = x;
+    const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (overflow || x < 0 || uint64_t(x) < lo || uint64_t(x) > hi)
+      throw ArgumentError(std::string("option ") + k + " must be an integer " + std::to_string(lo) + ".." +
+                          std::to_string(hi) + ", not " + int_shown(v));
+    return uint64_t(x);
   };
   auto flag = [&](const char* k, bool& out) {
     if (o.contains(k)) out = o[k].cast<bool>();
   };
-  int64_t redeals = 0;
-  i64("max_redeals", redeals);
-  h.max_redeals = int(redeals);
+  if (o.contains("max_redeals")) h.max_redeals = count("max_redeals", 0, kMaxOptionValue);
   flag("classic_passers_may_rob", h.passers_may_rob);
   str("classic_rob_winner", "last", h.rob_winner_last);
   str("classic_show_timing", "after_kitty", h.show_after_kitty);
   str("classic_kitty_combine", "max", h.kitty_max);
-  i64("classic_rob_cap", h.rob_cap);
-  i64("classic_landlord_loss_factor", h.loss_factor);
+  if (o.contains("classic_rob_cap")) h.rob_cap = int64_t(count("classic_rob_cap", 1, kMaxOptionValue));
+  if (o.contains("classic_landlord_loss_factor")) h.loss_factor = int64_t(count("classic_landlord_loss_factor", 1, 2));
   str("twop_fanshen_point", "before_lead", h.fanshen_before_lead);
   flag("twop_show_start_stacks", h.show_stacks);
   flag("twop_rocket_doubles", h.rocket_doubles);
   flag("twop_zero_sum", h.zero_sum);
-  i64("twop_initial_multiplier", h.twop_imult);
+  if (o.contains("twop_initial_multiplier")) {  // any positive number up to 10**12 (0.5 too)
+    py::object v = o["twop_initial_multiplier"];
+    const double x = (PyLong_Check(v.ptr()) || PyFloat_Check(v.ptr())) && !PyBool_Check(v.ptr())
+                         ? PyFloat_AsDouble(v.ptr()) : -1.0;
+    if (x == -1.0 && PyErr_Occurred()) PyErr_Clear();
+    if (!(x > 0 && x <= double(kMaxOptionValue)))
+      throw ArgumentError("option twop_initial_multiplier must be a positive number up to 10**12, not " +
+                          std::string(py::str(py::repr(v))).substr(0, 60));
+    h.stake = x;
+  }
   flag("bengbu_missiles_once_per_player", h.missiles_once);
   flag("bengbu_special_per_instance", h.special_per_instance);
-  if (h.max_redeals < 0 || h.rob_cap < 1 || (h.loss_factor != 1 && h.loss_factor != 2) || h.twop_imult < 1 ||
-      h.twop_imult > (int64_t(1) << 32))
-    throw ArgumentError("auction options out of range");
   return h;
 }
 
@@ -232,7 +237,10 @@ void register_vector_env(py::module_& m) {
            py::arg("kitty") = py::none(), py::arg("auction") = py::none())
       .def_property_readonly("auction", [](const VectorEnvObj& o) { return o.env->auction(); })
       .def_property_readonly("num_ids", [](const VectorEnvObj& o) { return o.env->num_ids(); })
-      .def("hand_seeds", [](const VectorEnvObj& o) {
+      // games() and hand_seeds() read what step and reset write (the game counters, the seed):
+      // they take the environment's lock like every call that touches the tables
+      .def("hand_seeds", [](VectorEnvObj& o) {
+            std::unique_lock<std::mutex> lock = claim(o);
             py::array_t<uint64_t> g(py::ssize_t(o.env->tables()));
             for (size_t i = 0; i < o.env->tables(); ++i)
               g.mutable_data()[i] = hand_seed(o.env->seed(), o.env->game_of(i));
@@ -240,7 +248,8 @@ void register_vector_env(py::module_& m) {
           }, "the ddz.Game seed of the hand each table plays now (whole hands)")
       .def_property_readonly("num_envs", [](const VectorEnvObj& o) { return o.env->tables(); })
       .def_property_readonly("obs_width", [](const VectorEnvObj& o) { return o.env->layout().total; })
-      .def("games", [](const VectorEnvObj& o) {
+      .def("games", [](VectorEnvObj& o) {
+            std::unique_lock<std::mutex> lock = claim(o);
             py::array_t<uint64_t> g(py::ssize_t(o.env->tables()));
             for (size_t i = 0; i < o.env->tables(); ++i) g.mutable_data()[i] = o.env->game_of(i);
             return g;

@@ -198,8 +198,8 @@ void classic_decide(const Rules& r, const HandOptions& o, HandState& h, int seat
 
 void classic_score(const Rules& r, const HandOptions& o, HandState& h, const PlayState& s) {
   const int64_t rob = (int64_t(1) << h.robs) < o.rob_cap ? (int64_t(1) << h.robs) : o.rob_cap;
-  const int64_t d = rob * (h.showed ? 2 : 1) * h.kitty_f * (int64_t(1) << doubling(r, o, h, s)) * (springs(r, s) ? 2 : 1);
-  const int64_t x = o.base * o.imult * d;  // the room's stakes (1 and 1 in the environment)
+  // at most 8 * 2 * 4 * 2**14 * 2: 13 bombs and the rocket double at most 14 times
+  const int64_t x = rob * (h.showed ? 2 : 1) * h.kitty_f * (int64_t(1) << doubling(r, o, h, s)) * (springs(r, s) ? 2 : 1);
   const bool won = s.landlord_won();
   for (int s = 0; s < 3; ++s)
     h.scores[s] = s == h.landlord ? (won ? 2 * x : -o.loss_factor * x) : (won ? -x : (o.loss_factor == 2 ? x : x / 2));
@@ -266,7 +266,7 @@ int twop_fanshen_factor(const HandState& h) { return h.fanshen == 1 && h.yapo ? 
 void twop_score(const Rules& r, const HandOptions& o, HandState& h, const PlayState& s) {
   const int64_t m = twop_show_factor(o, h) * twop_fanshen_factor(h) * (int64_t(1) << doubling(r, o, h, s)) *
                     (springs(r, s) ? 2 : 1);
-  const int64_t x = o.twop_imult * m;
+  const int64_t x = m;  // in units of the initial multiplier (HandOptions: the stakes stay out)
   const int64_t role = o.zero_sum ? 1 : 2;
   const bool won = s.landlord_won();
   h.scores[h.landlord] = won ? role * x : -role * x;
@@ -415,14 +415,14 @@ void hand_start(const Rules& r, const HandOptions& o, HandState& h, uint64_t see
   start_deal(r, o, h);
 }
 
-void hand_deal(const Rules& r, const HandState& h, int k, HandDeal& out) {
+void hand_deal(const Rules& r, const HandState& h, uint64_t k, HandDeal& out) {
   const HandSetup* su = h.setup;
-  if (su && size_t(k) < su->scripted.size()) {
+  if (su && k < su->scripted.size()) {
     out = su->scripted[size_t(k)];
     return;
   }
   PhysicalDeal d;
-  deal_physical(r, h.seed, uint64_t(k), d);
+  deal_physical(r, h.seed, k, d);
   out.cards = physical_hands(r, d);
   out.first_bidder = uint8_t(su && k == 0 && su->first_bidder >= 0 ? su->first_bidder : d.first_seat);
   out.first_to_decide = uint8_t(su && k == 0 && su->first_to_decide >= 0 ? su->first_to_decide : d.coin);

@@ -16,10 +16,18 @@
 
 namespace ddz {
 
+/// The largest count or stake an option or a room may give (max_redeals, classic_rob_cap, base,
+/// initial_multiplier, ...: docs/rules.md §11, "Numeric ranges"). Every path that takes one (Rules,
+/// Game, records, VectorEnv) refuses a larger one, and the core's counters are wider than it.
+constexpr uint64_t kMaxOptionValue = 1000000000000ULL;  // 10**12
+
 /// The rule options of the auction and the score (the Python Rules.options they come from are
-/// named in the bindings), read once per environment.
+/// named in the bindings), read once per environment. The scores the core forms hold no room
+/// stake (CLASSIC3's base and initial multiplier, TWOP's initial multiplier): a stake may be up to
+/// 10**12 and a product of stakes would not fit in 64 bits, so the exact score is formed in Python
+/// (ddz.hand.scoring), and VectorEnv scales its float rewards by `stake`.
 struct HandOptions {
-  int max_redeals = 0;               // 0: no limit; else the hand is void after that many re-deals
+  uint64_t max_redeals = 0;          // 0: no limit; else the hand is void after that many re-deals
   // CLASSIC3 (§6)
   bool passers_may_rob = false;      // classic_passers_may_rob
   bool rob_winner_last = false;      // classic_rob_winner == "last"
@@ -27,16 +35,16 @@ struct HandOptions {
   bool kitty_max = false;            // classic_kitty_combine == "max"
   int64_t rob_cap = 8;               // classic_rob_cap
   int64_t loss_factor = 2;           // classic_landlord_loss_factor
-  int64_t base = 1, imult = 1;       // the room's stakes (ddz.Game base=, initial_multiplier=; 1 in VectorEnv)
   // TWOP (§7)
   bool fanshen_before_lead = false;  // twop_fanshen_point == "before_lead"
   bool show_stacks = false;          // twop_show_start_stacks
   bool rocket_doubles = true;        // twop_rocket_doubles
   bool zero_sum = false;             // twop_zero_sum
-  int64_t twop_imult = 1;            // twop_initial_multiplier
   // BENGBU4 (§8)
   bool missiles_once = false;        // bengbu_missiles_once_per_player
   bool special_per_instance = false; // bengbu_special_per_instance
+  // the score's unit, by which VectorEnv scales its rewards: TWOP's twop_initial_multiplier, else 1
+  double stake = 1;
 };
 
 /// The phases of every variant (the names of ddz.Game.phase: kHandPhaseNames).
@@ -94,7 +102,8 @@ struct HandState {
   Counts hands[4] = {0, 0, 0, 0};  // as dealt; the landlord's with the kitty once taken
   Counts kitty = 0;
   uint64_t seed = 0;               // the ddz.Game seed this hand replays
-  uint16_t redeals = 0;
+  uint64_t redeals = 0;            // never wraps: at most kMaxOptionValue under max_redeals, and
+                                   // 2**64 re-deals take no lifetime without it
   uint8_t phase = HP_OVER;
   uint8_t seat = 0;                // to act in the auction phases
   uint8_t landlord = kNone;
@@ -133,7 +142,7 @@ void hand_start(const Rules& r, const HandOptions& o, HandState& h, uint64_t see
 
 /// Deal k of the hand (k = the re-deals before it): the setup's scripted deal, else deal k of
 /// the seed (with the setup's overrides for k = 0).
-void hand_deal(const Rules& r, const HandState& h, int k, HandDeal& out);
+void hand_deal(const Rules& r, const HandState& h, uint64_t k, HandDeal& out);
 
 /// The decision tokens offered now (table order), or 0 outside the auction phases.
 int hand_decisions(const Rules& r, const HandState& h, uint8_t* out /* 6 */);

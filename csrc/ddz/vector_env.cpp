@@ -69,7 +69,7 @@ void VectorEnv::deal_hand(size_t i) {
   hand_start(r_, opts_, tb.h, hand_seed(seed_, game_of(i)));
   while (tb.h.over()) {  // BENGBU4 天炸/天尊: the hand ends at the deal, with no decision to learn from
     ++tb.deal_ends;
-    for (int p = 0; p < r_.players(); ++p) tb.deal_scores[p] += float(tb.h.scores[p]);
+    for (int p = 0; p < r_.players(); ++p) tb.deal_scores[p] += float(double(tb.h.scores[p]) * opts_.stake);
     ++tb.played;
     hand_start(r_, opts_, tb.h, hand_seed(seed_, game_of(i)));
   }
@@ -201,7 +201,7 @@ void VectorEnv::step_hand(size_t i, int32_t id, float* reward, uint8_t& done) {
     hand_play(r_, opts_, tb.h, enc_cards(e), false, reading_of(r_, e));
   }
   if (!tb.h.over()) return;
-  for (int p = 0; p < r_.players(); ++p) reward[p] = tb.fin_scores[p] = float(tb.h.scores[p]);
+  for (int p = 0; p < r_.players(); ++p) reward[p] = tb.fin_scores[p] = float(double(tb.h.scores[p]) * opts_.stake);
   done = 1;
   tb.fin_h = tb.h;
   ++tb.played;

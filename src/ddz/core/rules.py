@@ -12,7 +12,7 @@ from .args import is_int
 from .errors import ArgumentError, ArgumentTypeError, shown
 from .variants import VARIANT, VARIANTS
 
-__all__ = ["Rules", "VARIANTS"]
+__all__ = ["MAX_OPTION_VALUE", "Rules", "VARIANTS"]
 
 
 
@@ -37,12 +37,18 @@ def _choice(*allowed: Any, reserved: Tuple[Any, ...] = ()) -> Callable[[str, Any
     return check
 
 
-def _int_range(lo: int, hi: int | None = None) -> Callable[[str, Any], int]:
+#: The largest count or stake any option or room takes (docs/rules.md §11, "Numeric ranges"):
+#: Rules, Game, records, pickles and VectorEnv take the same ranges, and the core's counters are
+#: wider. The core defines it (kMaxOptionValue).
+MAX_OPTION_VALUE: int = _core.MAX_OPTION_VALUE
+
+
+def _int_range(lo: int, hi: int = MAX_OPTION_VALUE) -> Callable[[str, Any], int]:
     def check(name: str, v: Any) -> int:
-        bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        bound = f"{lo}..{hi}" if hi != MAX_OPTION_VALUE else f"{lo}..10**12"
         if not is_int(v):
             raise ArgumentTypeError(f"option {name} must be an integer {bound}, not {shown(v)}")
-        if v < lo or (hi is not None and v > hi):
+        if v < lo or v > hi:
             raise ArgumentError(f"option {name} must be an integer {bound}, not {shown(v)}")
         return int(v)  # a numpy integer stored as an int (the options are JSON)
     return check
@@ -50,9 +56,9 @@ def _int_range(lo: int, hi: int | None = None) -> Callable[[str, Any], int]:
 
 def _positive(name: str, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ArgumentTypeError(f"option {name} must be a positive number, not {shown(v)}")
-    if not v > 0 or v == float("inf"):
-        raise ArgumentError(f"option {name} must be a positive number, not {shown(v)}")
+        raise ArgumentTypeError(f"option {name} must be a positive number up to 10**12, not {shown(v)}")
+    if not 0 < v <= MAX_OPTION_VALUE:  # NaN and infinity too
+        raise ArgumentError(f"option {name} must be a positive number up to 10**12, not {shown(v)}")
     return v
 
 

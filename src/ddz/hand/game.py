@@ -22,7 +22,7 @@ import numpy as np
 from .. import _core
 from ..core import action_space
 from .._core import CardError, Cards, IllegalAction, Move, PlayState
-from ..core.rules import Rules
+from ..core.rules import MAX_OPTION_VALUE, Rules
 from . import scoring
 from .scoring import GameResult, PlaySummary, kitty_factor
 from ..core.cards import RANKS, card_name, card_rank, deck_ids, ranks_of
@@ -121,8 +121,9 @@ class Game(TablePolicy):
         if not 0 <= seed < 2**64:
             text = str(seed) if seed.bit_length() <= 128 else f"an integer of {seed.bit_length()} bits"
             raise ArgumentError(f"seed must be in 0..2**64-1, not {text}")
-        base = int_arg(base, "base", 1)
-        initial_multiplier = int_arg(initial_multiplier, "initial_multiplier", 1)
+        # the room's stakes: 1..10**12, as records hold them (docs/rules.md §11, "Numeric ranges")
+        base = int_arg(base, "base", 1, MAX_OPTION_VALUE)
+        initial_multiplier = int_arg(initial_multiplier, "initial_multiplier", 1, MAX_OPTION_VALUE)
         if first_bidder is not None:
             first_bidder = int_arg(first_bidder, "first_bidder", 0, n - 1)
         if first_to_decide is not None:
@@ -203,8 +204,11 @@ class Game(TablePolicy):
                        first_bidder: Optional[int], first_to_decide: Optional[int]) -> Dict[str, Any]:
         v = self._variant
         order, first_seat, coin = self._deal_order(0)
-        if isinstance(hands, str) or len(hands) != self._n:
-            raise ArgumentError(f"hands must list {self._n} hands, one per seat")
+        if isinstance(hands, str) or not isinstance(hands, (list, tuple)):
+            raise ArgumentTypeError(f"hands must be a list of {self._n} hands (str or Cards), one per seat, "
+                                    f"not {shown(hands)}")
+        if len(hands) != self._n:
+            raise ArgumentError(f"hands must list {self._n} hands, one per seat, not {len(hands)}")
         pool: Dict[int, List[int]] = {}
         for cid in deck_ids(self._decks):
             pool.setdefault(card_rank(cid), []).append(cid)
@@ -482,7 +486,9 @@ class Game(TablePolicy):
         ``IllegalAction`` that ``check`` returns and changes nothing."""
         core = self._core
         if core.phase == "PLAY":  # the core checks and plays real cards in one step
-            if seat is not None and seat != core.current_seat:
+            # only a Python int equal to the seat to act passes unchecked: True, 1.0 or an
+            # array equal to it is no seat (_check_turn raises the TypeError twin)
+            if seat is not None and (type(seat) is not int or seat != core.current_seat):
                 self._check_turn(seat)
             if type(action) is not int or not 0 <= action <= self._spec.pass_id:
                 if isinstance(action, (int, np.integer)):

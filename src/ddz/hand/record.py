@@ -193,12 +193,12 @@ def read_game(text: Any) -> "Game":
             raise
         except DdzError as e:
             raise RecordError(f"{what} ({_short(token)}) does not replay: {e}") from None
-        if len(g._deals) > len(deals):
+        if g._core.deals > len(deals):  # the count: g._deals lists every deal (quadratic in a loop)
             raise RecordError(f"{what} needs a deal the record does not hold (it holds {len(deals)})")
     if pending_timeout:
         raise RecordError("the record ends on a TIMEOUT without its default action")
-    if len(g._deals) != len(deals):
-        raise RecordError(f"the record holds {len(deals)} deals but its actions use {len(g._deals)}")
+    if g._core.deals != len(deals):
+        raise RecordError(f"the record holds {len(deals)} deals but its actions use {g._core.deals}")
     replayed = _normal(g.result.to_dict()) if g.result else None
     if replayed is not None and isinstance(d["result"], dict):
         for key in _LATER_RESULT_FIELDS - set(d["result"]):  # a record written before the field existed
@@ -218,7 +218,7 @@ def _to_act(g: "Game") -> str:
 def view_record(g: "Game", seat: Optional[int] = None) -> Dict[str, Any]:
     """The ``ddz-view`` v1 record of ``g`` for ``seat`` (None: a spectator, public only)."""
     if seat is not None:
-        g._check_seat(seat)
+        seat = g._check_seat(seat)  # a numpy integer is a seat too; the record holds an int
     deals = []
     last = len(g._deals) - 1
     for i, dl in enumerate(g._deals):

@@ -70,6 +70,7 @@ class TablePolicy:
         def apply(self, action: Any, seat: Optional[int] = None) -> str: ...
         def _acting(self) -> int: ...
         def _check_seat(self, seat: Any) -> int: ...
+        def check(self, action: Any, seat: Optional[int] = None) -> Optional[Exception]: ...
         def _finish(self, result: GameResult) -> None: ...
         def _escape_result(self, seat: int) -> GameResult: ...
 
@@ -114,8 +115,14 @@ class TablePolicy:
         return "PLAY " + card_name(lowest, self._decks)
 
     def timeout(self) -> str:
-        """The seat to act ran out of time: records TIMEOUT(seat) and applies the default action."""
+        """The seat to act ran out of time: records TIMEOUT(seat) and applies the default action.
+        Atomic: the action is checked before anything is recorded, so a bot that answers an
+        illegal action (``timeout_policy="bot"``) raises its ``IllegalAction`` and leaves the
+        game exactly as it was. A bot must not change the game it is asked about."""
         token = self.timeout_action()
+        error = self.check(token)
+        if error is not None:
+            raise error
         self._note_timeout()
         return self.apply(token)
 

@@ -9,8 +9,10 @@ import numpy.typing as npt
 
 from . import encode
 from ..search.bots import Bot, RuleBot
+from ..core.args import is_int
 from ..core.errors import ArgumentError, ArgumentTypeError, shown
 from ..core.rules import Rules
+from ..hand.game import Game
 from .features import HISTORY
 from .model import NeuralModel
 
@@ -80,6 +82,7 @@ class NeuralBot(Bot):
     def scores(self, game: Any, seat: int) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
         """The legal action ids of ``seat`` (to act: in the play phase, or in any phase for a
         whole-hand model) and their Q values."""
+        seat = _seat_of(game, seat)
         self._check(game)
         whole = self.model.whole
         if game.current_seat != seat or game.is_over or (game.phase != "PLAY" and not whole):
@@ -92,7 +95,22 @@ class NeuralBot(Bot):
         return ids, self.model.q_values(position, obs, ids, hist)
 
     def act(self, game: Any, seat: int) -> Any:
+        """The action of ``seat`` (the seat to act) in ``game``: the legal action id of highest
+        Q value, or the bidder's decision in an auction phase of a play-phase model."""
+        seat = _seat_of(game, seat)
         if game.phase != "PLAY" and not self.model.whole:
             return self.bidder.act(game, seat)
         ids, q = self.scores(game, seat)
         return int(ids[int(np.argmax(q))])
+
+
+def _seat_of(game: Any, seat: Any) -> int:
+    """``seat`` as a seat of ``game`` (a ``ddz.Game``): the TypeError twin for another type of game
+    or seat (a bool, a float, a str, None), ``ArgumentError`` for a seat out of range."""
+    if not isinstance(game, Game):
+        raise ArgumentTypeError(f"a bot acts in a ddz.Game, not {shown(game)}")
+    if not is_int(seat):
+        raise ArgumentTypeError(f"no seat {shown(seat)}: a seat is an int 0..{game.rules.players - 1}")
+    if not 0 <= seat < game.rules.players:
+        raise ArgumentError(f"no seat {shown(seat)}: seats are 0..{game.rules.players - 1}")
+    return int(seat)
