@@ -17,7 +17,10 @@ queue and the matchmaking:
   its longest waiter, if alive), deleting the seated players from the queue in the same
   transaction.
 * Each process opens the tables assigned to it; a player connected to another process is
-  told to go there (``redirect`` with the host's WebSocket URL), logs in there and resumes.
+  told to go there (``redirect`` with the host's WebSocket URL), logs in there and resumes:
+  only when its row names the table (the entry the matchmaker seated there), the table's hand
+  is ``live`` and its process is alive (a heartbeat within ``cluster_dead_s``); once per
+  connection.
 * Every process writes a heartbeat each round (``cluster_hosts.seen``). One whose heartbeat
   is older than ``ServerConfig.cluster_dead_s`` is gone: the first process to see it voids
   its live hands (no coin moved), frees its players' rows and notes the hands in
@@ -71,7 +74,7 @@ class Cluster:
         self.leader = False
         self.dead_s = server.config.cluster_dead_s
         self._lock_conn: Any = None
-        self._told: Set[Tuple[str, str]] = set()  # (table, player) redirects sent
+        self._told: Dict[str, Tuple[str, Any]] = {}  # player -> (table, connection) of the redirect sent
         self._voids_seen = 0.0                      # the newest cluster_voids entry read here
         self._voids_read: Dict[str, float] = {}     # its recent entries read (hand -> at)
         self._releases: Set["asyncio.Task[None]"] = set()
@@ -297,21 +300,30 @@ class Cluster:
             await srv._open_table(srv.rooms[r["room"]], players, set(), table_id=r["id"])
 
     async def _redirect(self) -> None:
-        """Players connected here whose table opened in another process: tell them where."""
+        """Players connected here whose queue row the matchmaker seated at a table another
+        process runs: each connection is told where, once. Only the table the row names (the
+        player's current entry, not a table it sat at before), only while its hand is ``live``
+        and only if that process is alive (its heartbeat within ``cluster_dead_s``)."""
         srv = self.server
-        local = set(srv.sessions)
-        if not local:
+        names = [p for p in srv.sessions if p not in srv.by_player]  # a player seated here sits nowhere else
+        if not names:
+            self._told = {}
             return
         async with self._pool.acquire() as c:
-            rows = await c.fetch("SELECT t.id, t.players, h.url FROM cluster_tables t JOIN cluster_hosts h "
-                                 "ON h.host = t.host WHERE t.opened = 1 AND t.host <> $1 AND t.created > $2",
-                                 self.host, time.time() - 600)
+            rows = await c.fetch("SELECT q.name, q.table_id, c.url FROM cluster_queue q "
+                                 "JOIN hands h ON h.id = q.table_id JOIN cluster_hosts c ON c.host = h.host "
+                                 "WHERE q.name = ANY($1::text[]) AND h.status = 'live' AND h.host <> $2 "
+                                 "AND c.seen > $3", names, self.host, time.time() - self.dead_s)
+        told, self._told = self._told, {}
         for r in rows:
-            for p in json.loads(r["players"]):
-                if p in local and (r["id"], p) not in self._told:
-                    self._told.add((r["id"], p))
-                    srv.waiting.pop(p, None)
-                    srv.sessions[p].send({"type": "redirect", "table": r["id"], "url": r["url"]})
+            p, tid = r["name"], r["table_id"]
+            sess = srv.sessions.get(p)
+            if sess is None:
+                continue
+            self._told[p] = (tid, sess)
+            if told.get(p) != (tid, sess):
+                srv.waiting.pop(p, None)
+                sess.send({"type": "redirect", "table": tid, "url": r["url"]})
 
 
 async def run(cluster: Cluster, interval: float) -> None:
