@@ -11,6 +11,10 @@ runs first, so A is the matchmaker.
   names the table, the table's hand is ``live``, and the host running it is alive (its
   heartbeat within ``cluster_dead_s``). Never to a hand that has ended, never to a dead
   process's table.
+* ``leave_queue`` answers by the shared queue: ``left_queue`` when the account's row was
+  still waiting (it is deleted, so the matchmaker can never seat it); ``error`` ``not_queued``
+  when the matchmaker has seated it (its ``matched`` or ``redirect`` follows).
+* A disconnect deletes the waiting row the connection's process wrote.
 """
 from __future__ import annotations
 
@@ -101,6 +105,46 @@ async def hand_on_a(a, b, names):
     return cs
 
 
+def test_an_absent_player_is_never_seated_by_an_old_redirect(pg_url, monkeypatch):
+    """The report's five steps: a player finishes a hand on A; it logs in on B and joins
+    (``queued``), and is sent no redirect to the finished hand; its ``leave_queue`` is
+    answered ``left_queue`` and its row goes; it disconnects; the next players to join on B
+    are seated with each other, not with it, and its balance does not move."""
+    async def main():
+        async with two_processes(pg_url, monkeypatch) as (a, b):
+            ann, bob = await hand_on_a(a, b, ["ann", "bob"])          # 1. a hand on A, played out
+            done = ann.table
+            await play_out([ann, bob])
+            await ann.close()
+            await bob.close()
+            balance = (await b.storage.balances("ann"))["twop_score"]
+
+            ann = await login(b, "ann", ann.token)                  # 2. on B: queued, and no redirect
+            await join(ann)
+            await rounds(a, b, n=2)
+            assert await received(ann, "redirect") == [], f"redirected to {done} (finished)"
+            await ann.send({"type": "leave_queue"})                 # 3. out of the shared queue
+            assert (await answer(ann))["type"] == "left_queue"
+            assert await queue_row(b, "ann") is None
+            await ann.close()                                       # 4. gone
+            await rounds(a, b)
+
+            cat = await login(b, "cat")                             # 5. the next two players
+            await join(cat)
+            await rounds(a, b)
+            assert await received(cat, "matched") == []             # nobody to play with
+            dan = await login(b, "dan")
+            await join(dan)
+            await rounds(a, b)
+            m = await cat.expect("matched")
+            assert sorted(m["players"]) == ["cat", "dan"] and (await dan.expect("matched"))["table"] == m["table"]
+            assert await live_hands_of(b, "ann") == []
+            assert (await b.storage.balances("ann"))["twop_score"] == balance
+            await cat.close()
+            await dan.close()
+    run(main(), 60)
+
+
 def test_no_redirect_to_a_hand_that_has_ended(pg_url, monkeypatch):
     """A row its table's end did not free (``_claim`` frees such rows at the next join) still
     names the finished hand: a connection of the player on the other process is not sent there,
@@ -145,4 +189,68 @@ def test_no_redirect_to_a_dead_processs_table(pg_url, monkeypatch):
             assert await queue_row(b, "ann") is None
             for c in (ann, bob, ann_b):
                 await c.close()
+    run(main(), 60)
+
+
+def test_leave_queue_once_matched_is_refused_and_the_redirect_follows(pg_url, monkeypatch):
+    """Matched into a table of A, not yet redirected by B: ``leave_queue`` is answered
+    ``not_queued`` (the account is seated; it was never told ``left_queue`` and then seated),
+    before A opens the table and after; B's next round redirects it, and it resumes there.
+    A player queued through A leaves through its connection to B. A player who disconnects
+    while waiting loses its row at once."""
+    async def main():
+        async with two_processes(pg_url, monkeypatch) as (a, b):
+            bob = await login(a, "bob")
+            await join(bob)  # the longest waiter: the table goes to A
+            ann = await login(b, "ann")
+            token = ann.token
+            await join(ann)
+            await a.cluster._match()  # matched, the table not yet opened
+            table = (await queue_row(a, "ann"))["table_id"]
+            assert table is not None and (await queue_row(a, "bob"))["table_id"] == table
+            await ann.send({"type": "leave_queue"})
+            assert (await answer(ann)).get("code") == "not_queued"
+            await a.cluster.round()  # A opens it
+            assert (await bob.expect("matched"))["table"] == table
+            await ann.send({"type": "leave_queue"})
+            assert (await answer(ann)).get("code") == "not_queued"
+            assert await received(ann, "left_queue") == [] and await received(ann, "redirect") == []
+            await b.cluster.round()
+            m = await ann.expect("redirect")
+            assert m["table"] == table and m["url"] == a.cluster.url
+            await ann.close()
+            ann = Client(await websockets.connect(m["url"], max_queue=None))  # where the redirect says
+            w = await ann.hello("ann", token)
+            assert w["table"]["table"] == table
+            await ann.send({"type": "resume", "table": table, "seat_token": w["table"]["seat_token"]})
+            await ann.expect("obs")
+            await ann.close()
+            await bob.close()
+
+            # the shared queue answers, not the process the join went through
+            eve = await login(a, "eve")
+            await join(eve)
+            eve_b = await login(b, "eve", eve.token)
+            await eve_b.send({"type": "leave_queue"})
+            assert (await answer(eve_b))["type"] == "left_queue"
+            assert await queue_row(a, "eve") is None
+            await eve.send({"type": "leave_queue"})
+            assert (await answer(eve)).get("code") == "not_queued"
+            await eve.close()
+            await eve_b.close()
+
+            # a waiting player who disconnects: its row goes, nobody is seated with it
+            cat = await login(b, "cat")
+            await join(cat)
+            await cat.close()
+            for _ in range(100):
+                if await queue_row(b, "cat") is None:
+                    break
+                await asyncio.sleep(0.01)
+            assert await queue_row(b, "cat") is None
+            dan = await login(b, "dan")
+            await join(dan)
+            await rounds(a, b, n=2)
+            assert await received(dan, "matched") == [] and await received(dan, "redirect") == []
+            await dan.close()
     run(main(), 60)
