@@ -455,11 +455,15 @@ class Server:
         elif kind == "join":
             await self._join(sess, msg["room"], bool(msg.get("bots", False)))
         elif kind == "leave_queue":
-            if sess.name not in self.waiting:  # matched meanwhile (its "matched" is on the way), or never queued
+            if self.cluster is not None:  # the shared queue decides, whichever process the join went through
+                self.waiting.pop(sess.name, None)
+                if not await self.cluster.leave(sess.name):  # seated by the matchmaker first, or never queued
+                    raise ProtocolError("not_queued", "you are not waiting for a table (matched: your table "
+                                        "follows, here or by a redirect; or never queued)")
+            elif sess.name in self.waiting:
+                self._unqueue(sess.name)
+            else:  # matched meanwhile (its "matched" is on the way), or never queued
                 raise ProtocolError("not_queued", "you are not waiting for a table (matched, or never queued)")
-            left = self._unqueue(sess.name)
-            if left is not None:  # cluster mode: out of the shared queue before the answer
-                await left
             sess.send({"type": "left_queue"})
         elif kind in ("act", "resume", "leave"):
             t, seat = self._seat_for(sess, msg)
@@ -620,7 +624,7 @@ class Server:
             raise ProtocolError("no_room", f"no room {room_name[:40]!r}: rooms are {', '.join(self.rooms)}")
         if name in self.by_player:
             raise ProtocolError("seated", "you are seated at a table; finish or leave it first")
-        if name in self.waiting:
+        if name in self.waiting and self.cluster is None:  # in a cluster the shared queue answers
             raise ProtocolError("queued", f"you already wait for room {self.waiting[name]!r}")
         if bots:
             if not self.config.bot_tables:
@@ -637,17 +641,16 @@ class Server:
                     await self.cluster.release(tid)
                 raise
             return
-        self.waiting[name] = room_name
         if self.cluster is not None:
             won, completed = await self.storage.stats(name)
             coins = (await self.storage.balances(name))["coins"]
             busy = await self.cluster.join(name, room_name, coins, won, completed)
-            if busy is not None:  # waiting or seated through another process
-                if self.waiting.get(name) == room_name:
-                    del self.waiting[name]
+            if busy is not None:  # waiting or seated, through this process or another
                 raise ProtocolError(busy, _BUSY[busy])
+            self.waiting[name] = room_name
             sess.send({"type": "queued", "room": room_name})
             return
+        self.waiting[name] = room_name
         if room_name in self.matchmakers:
             won, completed = await self.storage.stats(name)
             coins = (await self.storage.balances(name))["coins"]
@@ -657,12 +660,16 @@ class Server:
         sess.send({"type": "queued", "room": room_name})
         await self._match_once()
 
-    def _unqueue(self, name: str) -> "Optional[asyncio.Task[None]]":
+    def _unqueue(self, name: str) -> None:
+        """``name`` waits no more (``leave_queue``, or its connection closed). In a cluster the
+        waiting row this process wrote for it is deleted (soon: a task), whatever ``waiting``
+        says; a row the matchmaker seated stays."""
         room = self.waiting.pop(name, None)
-        if room is None:
-            return None
         if self.cluster is not None:
-            return asyncio.get_running_loop().create_task(self.cluster.leave(name))
+            self.cluster.leave_later(name)
+            return
+        if room is None:
+            return
         if room in self.matchmakers:
             if name in self.matchmakers[room]:
                 self.matchmakers[room].leave(name)
@@ -671,7 +678,6 @@ class Server:
                 self.queues[room].remove(name)
             except ValueError:
                 pass
-        return None
 
     async def _match_loop(self) -> None:
         while True:

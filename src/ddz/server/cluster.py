@@ -14,10 +14,18 @@ queue and the matchmaking:
   The matchmaker runs ``ddz.Matchmaker`` (CLASSIC3's tiers; join times are wall-clock times
   from the database) or the queue order (TWOP, BENGBU4) over the shared queue and writes
   each table it seats to ``cluster_tables`` with the host that will run it (the process of
-  its longest waiter, if alive), deleting the seated players from the queue in the same
+  its longest waiter, if alive), setting the seated players' rows' ``table_id`` in the same
   transaction.
+* The shared queue decides whether a player waits: ``leave_queue`` deletes the account's row
+  only while it waits (``table_id`` NULL), in one statement that the matchmaker's row locks
+  order before or after its match, so a player told ``left_queue`` is never seated, and one
+  whose row was seated is told ``not_queued`` (its ``matched`` or ``redirect`` follows). A
+  disconnect deletes the waiting row its process wrote for it.
 * Each process opens the tables assigned to it; a player connected to another process is
-  told to go there (``redirect`` with the host's WebSocket URL), logs in there and resumes.
+  told to go there (``redirect`` with the host's WebSocket URL), logs in there and resumes:
+  only when its row names the table (the entry the matchmaker seated there), the table's hand
+  is ``live`` and its process is alive (a heartbeat within ``cluster_dead_s``); once per
+  connection.
 * Every process writes a heartbeat each round (``cluster_hosts.seen``). One whose heartbeat
   is older than ``ServerConfig.cluster_dead_s`` is gone: the first process to see it voids
   its live hands (no coin moved), frees its players' rows and notes the hands in
@@ -71,10 +79,11 @@ class Cluster:
         self.leader = False
         self.dead_s = server.config.cluster_dead_s
         self._lock_conn: Any = None
-        self._told: Set[Tuple[str, str]] = set()  # (table, player) redirects sent
+        self._told: Dict[str, Tuple[str, Any]] = {}  # player -> (table, connection) of the redirect sent
         self._voids_seen = 0.0                      # the newest cluster_voids entry read here
         self._voids_read: Dict[str, float] = {}     # its recent entries read (hand -> at)
-        self._releases: Set["asyncio.Task[None]"] = set()
+        self._pending: Set["asyncio.Task[Any]"] = set()  # releases and leaves not yet written
+        self._leaving: Dict[str, "asyncio.Task[Any]"] = {}  # player -> the delete of its row (a disconnect)
 
     @property
     def _pool(self) -> Any:
@@ -101,8 +110,8 @@ class Cluster:
     async def close(self) -> None:
         """A planned stop (the server has voided its tables first): its waiting players and
         its heartbeat go; the players of its tables may join again."""
-        if self._releases:
-            await asyncio.gather(*self._releases, return_exceptions=True)
+        if self._pending:
+            await asyncio.gather(*self._pending, return_exceptions=True)
         if self._lock_conn is not None:
             await self._pool.release(self._lock_conn)
             self._lock_conn = None
@@ -137,6 +146,9 @@ class Cluster:
 
     async def _claim(self, name: str, room: str, table_id: Optional[str], coins: int, won: int,
                      completed: int) -> Optional[str]:
+        leaving = self._leaving.get(name)
+        if leaving is not None:  # its disconnect's delete first, lest it delete this new row
+            await asyncio.gather(leaving, return_exceptions=True)
         async with self._pool.acquire() as c:
             for _ in range(2):
                 if await c.fetchval(
@@ -157,9 +169,23 @@ class Cluster:
                 return "seated"
         return "queued"
 
-    async def leave(self, name: str) -> None:
+    async def leave(self, name: str, host: Optional[str] = None) -> bool:
+        """``name`` stops waiting (``leave_queue``; a disconnect, ``host`` this process: the row
+        its connection wrote). True if its row was waiting and is gone: the matchmaker, which
+        holds the rows it reads locked until its tables are written, can no longer seat it.
+        False if there was none, or the matchmaker seated it first (its row stays with the
+        table until the hand's end)."""
         async with self._pool.acquire() as c:
-            await c.execute("DELETE FROM cluster_queue WHERE name = $1 AND table_id IS NULL", name)
+            return await c.fetchval(
+                "DELETE FROM cluster_queue WHERE name = $1 AND table_id IS NULL AND ($2::text IS NULL OR host = $2) "
+                "RETURNING true", name, host) is not None
+
+    def leave_later(self, name: str) -> None:
+        """``name``'s connection to this process closed: its waiting row goes (a ``join`` of the
+        same account through this process waits for it)."""
+        task = self._later(self.leave(name, self.host))
+        self._leaving[name] = task
+        task.add_done_callback(lambda t: self._leaving.pop(name, None) if self._leaving.get(name) is t else None)
 
     async def release(self, table_id: str) -> None:
         """The table's hand has ended: its players may join again."""
@@ -167,9 +193,14 @@ class Cluster:
             await c.execute("DELETE FROM cluster_queue WHERE table_id = $1", table_id)
 
     def release_later(self, table_id: str) -> None:
-        task = asyncio.get_running_loop().create_task(self.release(table_id))
-        self._releases.add(task)
-        task.add_done_callback(self._releases.discard)
+        self._later(self.release(table_id))
+
+    def _later(self, coro: Any) -> "asyncio.Task[Any]":
+        task = asyncio.get_running_loop().create_task(coro)
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+        task.add_done_callback(_log_failure)
+        return task
 
     # ---- one round ----
     async def round(self) -> None:
@@ -205,7 +236,8 @@ class Cluster:
                     "SELECT host, url FROM cluster_hosts WHERE seen > $1", now - self.dead_s)}
                 by_room: Dict[str, List[Any]] = {}
                 for r in rows:
-                    by_room.setdefault(r["room"], []).append(r)
+                    if r["host"] in alive:  # a dead process's players are gone (the reaper drops their rows)
+                        by_room.setdefault(r["room"], []).append(r)
                 for room_name, entries in by_room.items():
                     room = srv.rooms.get(room_name)
                     if room is None:
@@ -228,7 +260,8 @@ class Cluster:
                         tid = secrets.token_hex(8)
                         await c.execute("INSERT INTO cluster_tables (id, room, players, host, opened, created) "
                                         "VALUES ($1, $2, $3, $4, 0, $5)", tid, room_name, json.dumps(g), host, now)
-                        await c.execute("UPDATE cluster_queue SET table_id = $1 WHERE name = ANY($2::text[])", tid, g)
+                        await c.execute("UPDATE cluster_queue SET table_id = $1 WHERE name = ANY($2::text[]) "
+                                        "AND table_id IS NULL", tid, g)
 
     async def _reap(self) -> None:
         """Processes whose heartbeat stopped: their live hands are void (no coin moved), their
@@ -297,21 +330,35 @@ class Cluster:
             await srv._open_table(srv.rooms[r["room"]], players, set(), table_id=r["id"])
 
     async def _redirect(self) -> None:
-        """Players connected here whose table opened in another process: tell them where."""
+        """Players connected here whose queue row the matchmaker seated at a table another
+        process runs: each connection is told where, once. Only the table the row names (the
+        player's current entry, not a table it sat at before), only while its hand is ``live``
+        and only if that process is alive (its heartbeat within ``cluster_dead_s``)."""
         srv = self.server
-        local = set(srv.sessions)
-        if not local:
+        names = [p for p in srv.sessions if p not in srv.by_player]  # a player seated here sits nowhere else
+        if not names:
+            self._told = {}
             return
         async with self._pool.acquire() as c:
-            rows = await c.fetch("SELECT t.id, t.players, h.url FROM cluster_tables t JOIN cluster_hosts h "
-                                 "ON h.host = t.host WHERE t.opened = 1 AND t.host <> $1 AND t.created > $2",
-                                 self.host, time.time() - 600)
+            rows = await c.fetch("SELECT q.name, q.table_id, c.url FROM cluster_queue q "
+                                 "JOIN hands h ON h.id = q.table_id JOIN cluster_hosts c ON c.host = h.host "
+                                 "WHERE q.name = ANY($1::text[]) AND h.status = 'live' AND h.host <> $2 "
+                                 "AND c.seen > $3", names, self.host, time.time() - self.dead_s)
+        told, self._told = self._told, {}
         for r in rows:
-            for p in json.loads(r["players"]):
-                if p in local and (r["id"], p) not in self._told:
-                    self._told.add((r["id"], p))
-                    srv.waiting.pop(p, None)
-                    srv.sessions[p].send({"type": "redirect", "table": r["id"], "url": r["url"]})
+            p, tid = r["name"], r["table_id"]
+            sess = srv.sessions.get(p)
+            if sess is None:
+                continue
+            self._told[p] = (tid, sess)
+            if told.get(p) != (tid, sess):
+                srv.waiting.pop(p, None)
+                sess.send({"type": "redirect", "table": tid, "url": r["url"]})
+
+
+def _log_failure(task: "asyncio.Task[Any]") -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a cluster queue update failed", exc_info=task.exception())
 
 
 async def run(cluster: Cluster, interval: float) -> None:
