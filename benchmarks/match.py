@@ -1,10 +1,23 @@
-"""Two agents in whole hands, bidding included, on seat-rotation duplicates (the protocol of
-docs/models.md): each seeded deal is played under every assignment of the two agents to the
-seats — CLASSIC3: A in one seat and B in the other two, then B in one and A in two, each rotated
-over the three seats (6 games a deal); TWOP: A and B, rotated (2 games); BENGBU4: 1 + 3 and 3 + 1,
-rotated over the four seats (8 games). A's win rate is the share of A's seat-games whose side won
-(a game with A seats on both sides counts each seat), with a 95 % interval over deals (the
-independent unit); the mean score likewise.
+"""Two agents in whole hands, bidding included, on seat-assignment duplicates (the protocol of
+docs/models.md, ``ddz.head_to_head``): each seeded deal is played under every assignment of A to
+k of the n seats, 1 <= k < n, with B in the others: CLASSIC3 6 hands a deal (A in one seat, then
+in two), TWOP 2, BENGBU4 14 (A in one, two or three of the four seats). Three measures, each with
+a 95 % interval over deals (the independent unit):
+
+* **role-balanced WP**: the mean of A's win rate alone as landlord against B's farmers and of A's
+  farmers' win rate against B alone as landlord (the hands that put both agents on one side, or
+  have no landlord, left out); equal agents 0.5. With one role only (A never alone as landlord,
+  say), A's win rate in that role; the roles seen and the hands of each are reported.
+* **score margin**: per hand, A's mean score per seat minus B's (every hand: bids and multipliers
+  counted, a void or BENGBU4 天炸/天尊 hand with the scores the rules give it), averaged per deal,
+  then over deals; equal agents 0, zero-sum rules or not.
+* **seat WP** (the ``wp`` of earlier versions of this script): A's share of its seat-games won (a
+  hand with A seats on both sides counts each seat; a hand without a landlord counts as lost).
+  Not 0.5 for equal agents (0.413 in CLASSIC3, 0.433 in BENGBU4 under the earlier protocol):
+  compare it only with a ``rule`` against ``rule`` row.
+
+Beside them: A's share of the hands' landlord seats (parity 0.5; a model that overbids shows it)
+and A's mean score per seat-game. ``by_configuration`` breaks the seat WP down by A's seat count.
 
 Agents: ``rule`` (RuleBot), ``random``, ``search:NODES`` (SearchBot limited by a node count, no
 clock: background load changes nothing), ``neural`` (the shipped model of the variant, when the
@@ -23,10 +36,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 import numpy as np
 
@@ -83,42 +95,44 @@ def _shipped(rules: ddz.Rules) -> Any:
     return learn.shipped_model(rules)  # type: ignore[attr-defined]
 
 
-def assignments(players: int) -> List[List[str]]:
-    """The seat lists of the two configurations (each is rotated over the seats by evaluate)."""
-    if players == 2:
-        return [["A", "B"]]
-    return [["A"] + ["B"] * (players - 1), ["B"] + ["A"] * (players - 1)]
+def configuration(seats: str) -> str:
+    """The name of an assignment's configuration, by A's seat count: ``ABB`` (A in one seat),
+    ``BAA`` (B in one), ``AB`` (TWOP), ``AABB`` (BENGBU4, two each)."""
+    n, k = len(seats), seats.count("A")
+    return "B" + "A" * (n - 1) if n > 2 and k == n - 1 else "A" * k + "B" * (n - k)
+
+
+def by_configuration(res: ddz.HeadToHeadResult) -> Dict[str, Any]:
+    """A's seat WP in each configuration alone, its share of seat-games as the landlord and its
+    seat WP in those and in the others (a configuration with two A seats: an A landlord has an A
+    farmer against it, so those seat-games win exactly half)."""
+    a = res.a_seats                                             # (assignments, seats)
+    seats = np.arange(res.rules.players)
+    lord = seats[None, None, :] == res.landlord[:, :, None]     # (deals, assignments, seats)
+    has = (res.landlord_won >= 0)[:, :, None]
+    won = has & (lord == (res.landlord_won == 1)[:, :, None])
+    out: Dict[str, Any] = {}
+    for name in dict.fromkeys(configuration(s) for s in res.assignments):
+        mask = np.zeros_like(won)
+        for g, s in enumerate(res.assignments):
+            if configuration(s) == name:
+                mask[:, g, :] = a[g]
+        w, ll = won[mask], lord[mask]
+        out[name] = {"wp": float(w.mean()) if w.size else None, "seat_games": int(w.size),
+                     "landlord_share": float(ll.mean()) if w.size else None,
+                     "wp_landlord": float(w[ll].mean()) if ll.any() else None,
+                     "wp_farmer": float(w[~ll].mean()) if (~ll).any() else None}
+    return out
 
 
 def match(a: Any, b: Any, rules: ddz.Rules, deals: int, seed: int) -> Dict[str, Any]:
-    wins = np.zeros(deals)
-    games = np.zeros(deals)
-    score = np.zeros(deals)
-    by_config = {}
-    for seats in assignments(rules.players):
-        agents = [a if s == "A" else b for s in seats]
-        res = ddz.evaluate(agents, rules, games=deals, seed=seed)
-        mine = [i for i, s in enumerate(seats) if s == "A"]
-        won = res.won[:, :, mine]
-        wins += won.sum(axis=(1, 2))
-        games += won.size // deals
-        score += res.scores[:, :, mine].sum(axis=(1, 2))
-        # A's win rate in this configuration alone; the share of its seat-games as the landlord
-        # and the win rate in those (a configuration with two A seats: an A landlord has an A farmer
-        # against it, so those seat-games win exactly half)
-        lord = res.role[:, :, mine] == 0
-        by_config["".join(seats)] = {"wp": float(won.mean()), "seat_games": int(won.size),
-                                     "landlord_share": float(lord.mean()),
-                                     "wp_landlord": float(won[lord].mean()) if lord.any() else None,
-                                     "wp_farmer": float(won[~lord].mean()) if (~lord).any() else None}
-    per_deal = wins / games
-    wp = float(wins.sum() / games.sum())
-    half = 1.96 * float(per_deal.std(ddof=1)) / math.sqrt(deals) if deals > 1 else float("nan")
-    ms = score / games
-    ms_half = 1.96 * float(ms.std(ddof=1)) / math.sqrt(deals) if deals > 1 else float("nan")
-    return {"wp": wp, "wp_ci": [wp - half, wp + half], "mean_score": float(ms.mean()),
-            "mean_score_ci": [float(ms.mean()) - ms_half, float(ms.mean()) + ms_half],
-            "deals": deals, "games": int(games.sum()), "by_configuration": by_config}
+    """A against B on ``deals`` deals seeded ``seed`` (``ddz.head_to_head``): its measures as a
+    JSON-ready dict, with ``by_configuration``."""
+    res = ddz.head_to_head(a, b, rules, games=deals, seed=seed)
+    out = res.summary()
+    out["by_configuration"] = by_configuration(res)
+    out["table"] = res.table()
+    return out
 
 
 def main(argv: Any = None) -> int:
@@ -137,9 +151,9 @@ def main(argv: Any = None) -> int:
     res = match(a, b, rules, args.deals, args.seed)
     res.update({"variant": args.variant, "a": args.a, "b": args.b, "seed": args.seed,
                 "seconds": round(time.perf_counter() - t, 1)})
-    print(f"{args.a} against {args.b}, {rules!r}, {args.deals} deals ({res['games']} seat-games of A): "
-          f"WP {res['wp']:.3f} [{res['wp_ci'][0]:.3f}, {res['wp_ci'][1]:.3f}], "
-          f"mean score {res['mean_score']:+.3f} [{res['mean_score_ci'][0]:+.3f}, {res['mean_score_ci'][1]:+.3f}]")
+    table = res.pop("table")
+    print(f"{args.a} (A) against {args.b} (B), {args.deals} deals, seed {args.seed}, {res['seconds']} s")
+    print(table)
     if args.out:
         with open(args.out, "w") as f:
             json.dump(res, f, indent=1)

@@ -1,4 +1,4 @@
-"""The match script (benchmarks/match.py) runs: two agents on seat-rotation duplicates of each variant."""
+"""The match script (benchmarks/match.py) runs: two agents under every seat assignment of each deal, each variant."""
 from __future__ import annotations
 
 import json
@@ -8,13 +8,39 @@ import pytest
 import match
 
 
-@pytest.mark.parametrize("variant,games", [("classic", 9), ("twop", 2), ("bengbu", 16)])
-def test_match_runs_every_variant(variant, games, tmp_path, capsys):
+MEASURES = ("role_balanced_wp", "score_margin", "landlord_share", "seat_wp", "mean_score")
+
+
+@pytest.mark.parametrize("variant,hands,seat_games,configs", [
+    ("classic", 6, 9, ["ABB", "BAA"]), ("twop", 2, 2, ["AB"]), ("bengbu", 14, 28, ["ABBB", "AABB", "BAAA"])])
+def test_match_runs_every_variant(variant, hands, seat_games, configs, tmp_path, capsys):
+    """Every assignment of A to 1 <= k < n seats (BENGBU4: 1 + 3, 2 + 2 and 3 + 1); every measure
+    with its interval, in the text and the JSON."""
     out = tmp_path / "m.json"
-    assert match.main(["--variant", variant, "--a", "rule", "--b", "random", "--deals", "2", "--out", str(out)]) == 0
+    assert match.main(["--variant", variant, "--a", "rule", "--b", "random", "--deals", "3", "--out", str(out)]) == 0
     res = json.loads(out.read_text())
-    assert res["games"] == 2 * games and 0.0 <= res["wp"] <= 1.0
-    assert "WP" in capsys.readouterr().out
+    assert res["games"] == 3 * hands and res["games_per_deal"] == hands and res["a_seat_games"] == 3 * seat_games
+    assert list(res["by_configuration"]) == configs
+    assert sum(c["seat_games"] for c in res["by_configuration"].values()) == res["a_seat_games"]
+    for m in MEASURES:
+        assert isinstance(res[m], float) and len(res[m + "_ci"]) == 2
+    text = capsys.readouterr().out
+    for line in ("role-balanced WP", "score margin", "landlord share", "seat WP"):
+        assert line in text
+
+
+@pytest.mark.parametrize("variant", ["classic", "twop", "bengbu"])
+def test_match_of_equal_agents_is_at_parity_and_a_better_one_above(variant, tmp_path):
+    """RuleBot against RuleBot: every assignment of a deal is the same hand, so the role-balanced
+    WP and the landlord share are exactly 0.5 and the margin 0; RuleBot against RandomBot is above."""
+    out = tmp_path / "m.json"
+    assert match.main(["--variant", variant, "--a", "rule", "--b", "rule", "--deals", "4", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["role_balanced_wp"] == 0.5 and res["landlord_share"] == 0.5 and res["score_margin"] == 0.0
+    assert res["score_margin_ci"] == [0.0, 0.0] and res["roles_seen"] == ["landlord", "farmers"]
+    assert match.main(["--variant", variant, "--a", "rule", "--b", "random", "--deals", "6", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["role_balanced_wp"] > 0.5 and res["score_margin_ci"][0] > 0
 
 
 def test_douzero_protocol_runs_in_douzero_s_harness(tmp_path):

@@ -1,4 +1,4 @@
-"""backend="ray" of ddz.simulate and ddz.evaluate: the games split over Ray tasks give
+"""backend="ray" of ddz.simulate, ddz.evaluate and ddz.head_to_head: the games split over Ray tasks give
 exactly the local result for the same seed (skipped without Ray; a local
 ray.init(num_cpus=2) starts in about 7 s here)."""
 from __future__ import annotations
@@ -65,3 +65,13 @@ def test_empty_range_and_bad_chunks(local_ray):
     assert ddz.evaluate([ddz.bots.RuleBot()] * 3, rules, games=0, backend="ray").scores.shape == (0, 3, 3)
     with pytest.raises(ddz.ArgumentError, match="chunks"):
         ddz.simulate(rules, 5, backend="ray", chunks=0)
+
+
+def test_head_to_head_on_ray_equals_local(local_ray):
+    rules = ddz.Rules.bengbu()
+    a, b = ddz.bots.RuleBot(), ddz.bots.RandomBot(seed=1)
+    local = ddz.head_to_head(a, b, rules, games=5, seed=5)
+    remote = ddz.head_to_head(a, b, rules, games=5, seed=5, backend="ray", chunks=3)
+    for f in ("scores", "landlord", "landlord_won"):
+        np.testing.assert_array_equal(getattr(remote, f), getattr(local, f))
+    assert remote.summary() == local.summary()

@@ -37,7 +37,7 @@ from .rooms import MATCH_TIERS, Matchmaker
 from .search.simulate import MAX_THREADS, SimulationResult, simulate
 from .search.solver import Solution, SolveError, SolveTypeError, solve
 from .search.sample import SampleError, SampleTypeError, sample_deals
-from .search.evaluate import EvaluationResult, evaluate
+from .search.evaluate import EvaluationResult, HeadToHeadResult, evaluate, head_to_head
 from .search import bots
 from .learn.vector_env import VectorEnv
 from .learn import encode
@@ -56,7 +56,7 @@ __all__ = [
     "MAX_THREADS",
     "MoveTypeError", "RecordError", "RecordTypeError",
     "encode", "VectorEnv",
-    "action_space", "EvaluationResult", "evaluate",
+    "action_space", "EvaluationResult", "evaluate", "HeadToHeadResult", "head_to_head",
     "bots", "variants", "card_id", "card_name", "CardError", "Cards", "classify", "count_moves", "cpu_has_fast_isa",
     "deal", "decode", "dispatch_level", "Game", "GameResult", "hand_words", "IllegalAction", "Kind",
     "kitty_factor", "legal_moves", "legal_moves_array", "legal_moves_batch", "MATCH_TIERS", "Matchmaker",
