@@ -144,8 +144,7 @@ def main(argv: Any = None) -> int:
     ap.add_argument("--seed", type=int, default=2026, help="deal seed (default 2026)")
     ap.add_argument("--out", default=None, help="write the result as JSON here")
     args = ap.parse_args(argv)
-    from ddz.learn.dmc import rules_for
-    rules = rules_for(args.variant)
+    rules = ddz.Rules.named(args.variant)
     a, b = make_agent(args.a, rules), make_agent(args.b, rules)
     t = time.perf_counter()
     res = match(a, b, rules, args.deals, args.seed)

@@ -36,8 +36,7 @@ def measure(budget: float, deals: int, seed: int, variant: str) -> dict:
 
     search_bot._core._solve = recorded  # type: ignore[attr-defined]
     try:
-        from ddz.learn.dmc import rules_for
-        rules = rules_for(variant)
+        rules = ddz.Rules.named(variant)
         agents = [SearchBot(time_per_move=budget)] + [RuleBot() for _ in range(rules.players - 1)]
         t = time.perf_counter()
         ddz.evaluate(agents, rules, games=deals, seed=seed)

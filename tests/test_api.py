@@ -361,3 +361,46 @@ def test_help_shows_real_signatures():
         obj = getattr(ddz, name)
         if callable(obj) and not isinstance(obj, type(ddz)):
             assert obj.__doc__ and "handle" not in obj.__doc__.split("\n")[0], name
+
+
+# ---- Rules.named: one set of names for every layer ------------------------------------------
+
+def test_rules_named_takes_every_name_and_alias():
+    from ddz.core.rules import RULES_NAMES
+    factories = {"classic": ddz.Rules.classic(), "two_player": ddz.Rules.two_player(), "bengbu": ddz.Rules.bengbu(),
+                 "classic_douzero": ddz.Rules.classic_douzero(), "classic_openspiel": ddz.Rules.classic_openspiel(),
+                 "classic_rlcard": ddz.Rules.classic_rlcard()}
+    assert set(RULES_NAMES.values()) == set(factories)
+    for name, factory in RULES_NAMES.items():
+        for spelling in (name, name.upper(), f" {name} ", name.replace("_", "-")):
+            r = ddz.Rules.named(spelling)
+            assert r == factories[factory] and r.preset == factories[factory].preset, spelling
+    # the older spellings every layer used to take
+    for old, new in (("douzero", "classic_douzero"), ("openspiel", "classic_openspiel"), ("twop", "two_player"),
+                     ("classic3", "classic"), ("bengbu4", "bengbu"), ("two-player", "two_player")):
+        assert ddz.Rules.named(old).preset == new
+    assert ddz.Rules.named("twop", max_redeals=2) == ddz.Rules.two_player(max_redeals=2)
+
+
+def test_rules_named_errors():
+    with pytest.raises(ddz.ArgumentError, match="unknown rules name 'dou_zero'.*classic_douzero"):
+        ddz.Rules.named("dou_zero")
+    with pytest.raises(ddz.ArgumentTypeError):
+        ddz.Rules.named(3)  # type: ignore[arg-type]
+    with pytest.raises(ddz.ArgumentError, match="takes no options"):
+        ddz.Rules.named("douzero", max_redeals=2)
+    with pytest.raises(ddz.ArgumentError, match="unknown option"):
+        ddz.Rules.named("classic", twop_zero_sum=True)
+
+
+@pytest.mark.parametrize("name", ["classic_douzero", "douzero", "twop", "BENGBU4"])
+def test_every_subcommand_takes_every_rules_name(name):
+    from ddz.cli.main import build_parser
+    want = ddz.Rules.named(name)
+    p = build_parser()
+    for argv in (["play", "--variant", name], ["selfplay", "--variant", name], ["moves", "3", "--variant", name],
+                 ["solve", "3", "4", "--rules", name]):
+        args = p.parse_args(argv)
+        assert (args.variant if hasattr(args, "variant") else args.rules) == want, argv
+    args = p.parse_args(["train", "--variant", name, "--out", "x", "--frames", "100"])
+    assert ddz.Rules.named(args.variant) == want

@@ -90,7 +90,7 @@ def test_a_variant_without_a_model_is_a_clear_error(variant, monkeypatch):
 
 def test_names_rules_and_stakes():
     assert shipped_model("classic3") is shipped_model("CLASSIC")
-    with pytest.raises(ddz.ArgumentError, match="unknown variant"):
+    with pytest.raises(ddz.ArgumentError, match="unknown rules name"):
         shipped_model("chess")
     with pytest.raises(ddz.ArgumentTypeError):
         shipped_model(3)

@@ -19,8 +19,8 @@ from _util import run  # noqa: E402
 
 def _finished(room_name):
     room = ddz.ROOMS[room_name]
-    from ddz.server.table import rules_for
-    g = ddz.Game(rules_for(room), seed=11)
+    from ddz.server.table import room_rules
+    g = ddz.Game(room_rules(room), seed=11)
     while not g.is_over:
         g.apply(eager(g.legal_actions()))
     return g, room

@@ -24,6 +24,7 @@ from ..search.simulate import MAX_THREADS, concat
 from ..core.cards import RANKS
 from ..hand.record import VIEW_FORMAT, read_view
 from ..hand.scoring import play_multiplier
+from ..peers.bench import PRESETS as PEER_PRESETS
 
 def _console(stream: Optional[TextIO] = None) -> Console:
     return Console(file=stream or sys.stdout, highlight=False, soft_wrap=True)
@@ -124,6 +125,11 @@ def _cmd_selfplay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> 
 def _cmd_bench(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
     import random as _random
 
+    if args.rules is not None and args.rules.preset not in PEER_PRESETS:
+        print(f"ddz bench: --rules {args.rules.preset}: no peer plays it; the peers play one of "
+              f"{', '.join(PEER_PRESETS)}", file=sys.stderr)
+        return 2
+
     import numpy as np
 
     from .._core import count_moves, hand_words, legal_moves_array, legal_moves_batch
@@ -173,7 +179,7 @@ def _cmd_bench(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int
     if args.peers:
         from ..peers.bench import main as peers_main
         peers_main(["--hands", str(min(args.hands, 2000)), "--seed", str(args.seed)]
-                   + (["--rules", args.rules] if args.rules else []))
+                   + (["--rules", args.rules.preset] if args.rules else []))
     return 0
 
 
@@ -301,9 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--hands", type=int, default=5000, help="hands per workload (default 5000)")
     bn.add_argument("--games", type=int, default=20_000, help="games per simulate workload (default 20000)")
     bn.add_argument("--seed", type=int, default=1, help="deal and game seed of every workload (default 1)")
-    bn.add_argument("--rules", default=None, choices=("classic", "classic_douzero", "classic_rlcard",
-                                                       "classic_openspiel", "two_player"),
-                    help="with --peers: one ddz preset for every peer (default: each peer's own rules)")
+    bn.add_argument("--rules", default=None, type=rules_of, metavar="NAME",
+                    help="with --peers: one ddz rules for every peer, a one-deck one the peers play: "
+                         + ", ".join(PEER_PRESETS) + " or an alias (default: each peer's own rules)")
     bn.set_defaults(func=_cmd_bench)
 
     rp = sub.add_parser("replay", help="print a recorded hand move by move with the result",

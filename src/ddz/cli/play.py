@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter, OrderedDict
-from typing import Any, Callable, Dict, List, Optional, TextIO, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, TextIO, Tuple
 
 from rich.console import Console
 from rich.table import Table
@@ -22,24 +22,24 @@ from ..search.bots import RandomBot, RuleBot
 from ..core.cards import RANKS, card_id, card_rank
 from ..core.errors import ArgumentError, DdzError
 from ..hand.game import Game
-from ..core.rules import Rules
-from ..core.variants import VARIANT
+from ..core.rules import RULES_NAMES, Rules
 
 __all__ = ["VARIANTS", "BOT_KINDS", "rules_of", "neural_bot", "show_cards", "play_markup", "format_factors", "print_result", "run_play",
            "DECISION_HELP"]
 
-# One set of variant names for every subcommand: the canonical names and their aliases.
-VARIANTS: Dict[str, str] = {alias: v.name for v in VARIANT.values() for alias in v.aliases}
+# One set of rules names for every subcommand: Rules.named's (the variants, the compat presets,
+# their aliases).
+VARIANTS: Mapping[str, str] = RULES_NAMES
 #: ``ddz play --bot``: RuleBot, RandomBot, or NeuralBot (a shipped model or ``--model``).
 BOT_KINDS = ("rules", "random", "neural")
 
 
 def rules_of(name: str) -> Rules:
-    """The default rules of a variant name or alias (an argparse type)."""
-    key = name.strip().lower()
-    if key not in VARIANTS:
-        raise argparse.ArgumentTypeError(f"unknown variant {name!r}: use one of {', '.join(VARIANTS)}")
-    return getattr(Rules, VARIANTS[key])()
+    """The rules a name stands for (``Rules.named``), as an argparse type."""
+    try:
+        return Rules.named(name)
+    except DdzError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 _SUIT_SYMBOL = {"s": "♠", "h": "♥", "c": "♣", "d": "♦"}

@@ -6,13 +6,8 @@ import sys
 from typing import Any
 
 from .._core import CardError, MoveError
-from .play import VARIANTS
-from ..core.rules import Rules
+from .play import VARIANTS, rules_of
 from ..search.solver import SolveError, solve
-
-# the variant names every subcommand takes, plus the compat presets
-_RULES = {**{name: getattr(Rules, variant) for name, variant in VARIANTS.items()},
-          "douzero": Rules.classic_douzero, "openspiel": Rules.classic_openspiel}
 
 
 def add_parser(sub: Any) -> None:
@@ -21,8 +16,8 @@ def add_parser(sub: Any) -> None:
                                     "4 hands). The seat to move (--to-move, default 0) leads, or answers --prev "
                                     "played by the seat before it. Sides: seat 0 against the others, or --sides.")
     sv.add_argument("hands", nargs="+", metavar="HAND", help="cards as 3456789TJQKA2BR characters, e.g. KK5543")
-    sv.add_argument("--rules", default="classic", choices=sorted(_RULES),
-                    help="combination rules (default classic; douzero/openspiel are the compat presets)")
+    sv.add_argument("--rules", default=rules_of("classic"), type=rules_of, metavar="NAME",
+                    help="combination rules: " + ", ".join(VARIANTS) + " (default classic)")
     sv.add_argument("--prev", default=None, metavar="PLAY", help="the play the seat to move must answer")
     sv.add_argument("--to-move", type=int, default=0, help="the seat to act (default 0)")
     sv.add_argument("--sides", default=None, help="a side id per seat, e.g. 011 (default: seat 0 against the others)")
@@ -32,7 +27,7 @@ def add_parser(sub: Any) -> None:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    rules = _RULES[args.rules]()
+    rules = args.rules
     sides = None
     try:
         if args.sides is not None:

@@ -12,7 +12,7 @@ from .args import is_int
 from .errors import ArgumentError, ArgumentTypeError, shown
 from .variants import VARIANT, VARIANTS
 
-__all__ = ["MAX_OPTION_VALUE", "Rules", "VARIANTS"]
+__all__ = ["MAX_OPTION_VALUE", "RULES_NAMES", "Rules", "VARIANTS"]
 
 
 
@@ -223,6 +223,32 @@ class Rules(_core.RulesCore):
         return cls("bengbu", **options)
 
     @classmethod
+    def named(cls, name: str, **options: Any) -> "Rules":
+        """The rules a name stands for: a factory's name (``"classic"``, ``"two_player"``,
+        ``"bengbu"``, ``"classic_douzero"``, ``"classic_openspiel"``, ``"classic_rlcard"``) or an
+        alias of one (``"classic3"``, ``"twop"``, ``"two-player"``, ``"bengbu4"``, ``"douzero"``,
+        ``"openspiel"``, ``"rlcard"``: ``ddz.core.rules.RULES_NAMES`` lists them all), in any case.
+        A variant's name takes its options as keywords; a compat preset takes none (its options are
+        the peer's). The command line, the trainer, the environments and the server read names
+        through this one function.
+
+        >>> Rules.named("twop", max_redeals=2) == Rules.two_player(max_redeals=2)
+        True
+        >>> Rules.named("douzero")
+        Rules.classic_douzero()
+        """
+        if not isinstance(name, str):
+            raise ArgumentTypeError(f"a rules name is a str ({', '.join(RULES_NAMES)}), not {shown(name)}")
+        key = name.strip().lower().replace("-", "_")
+        factory = RULES_NAMES.get(key)
+        if factory is None:
+            raise ArgumentError(f"unknown rules name {shown(name)}: use one of {', '.join(RULES_NAMES)}")
+        if factory in _PRESETS and options:
+            raise ArgumentError(f"the compat preset {factory} takes no options (its options are the peer's): "
+                                f"use Rules.classic(...) to change them")
+        return getattr(cls, factory)(**options)
+
+    @classmethod
     def classic_douzero(cls) -> "Rules":
         """The play rules of DouZero's move generator (``douzero.env.move_generator``):
         up to four single wings of one rank (a bomb may serve as four single wings), the
@@ -300,6 +326,19 @@ class Rules(_core.RulesCore):
 
     def __reduce__(self):  # pickling: rebuild from variant and options
         return (_rebuild, (self.variant, self.preset, dict(self.options)))
+
+
+#: The compat presets' factories (they take no options).
+_PRESETS = ("classic_douzero", "classic_openspiel", "classic_rlcard")
+
+#: Every name ``Rules.named`` takes, lower case with ``_`` for ``-``, mapped to the factory it
+#: calls: the variants' names and aliases (``ddz.variants``), then the compat presets' names and
+#: their short spellings.
+RULES_NAMES: Mapping[str, str] = MappingProxyType({
+    **{alias.replace("-", "_"): v.name for v in VARIANT.values() for alias in (v.name,) + v.aliases},
+    **{p: p for p in _PRESETS},
+    **{p.split("_", 1)[1]: p for p in _PRESETS},
+})
 
 
 def option_names(variant: str) -> frozenset:

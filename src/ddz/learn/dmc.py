@@ -57,7 +57,6 @@ from ..search import bots as _bots
 from ..core.rules import Rules
 from ..core.errors import ArgumentError, shown
 from ..search.evaluate import evaluate
-from ..core.variants import by_alias
 from .bot import NeuralBot
 from .features import GROUP, HISTORY, features_for
 from .model import NeuralModel, rules_record
@@ -65,28 +64,13 @@ from .nets import grow, net_config, param_shapes
 from .torch_nets import QModel
 from .actor import Actor, int8_copy
 
-__all__ = ["TrainConfig", "Trainer", "rules_for", "OBJECTIVES", "MODES"]
+__all__ = ["TrainConfig", "Trainer", "OBJECTIVES", "MODES"]
 
 OBJECTIVES = ("wp", "adp", "score")
 MODES = ("single", "threads", "processes", "ray")
 DEVICES = ("cpu", "cuda", "auto")
 CONFIG_FILE, CHECKPOINT_FILE, MODEL_FILE, LOG_FILE, CURVE_FILE = (
     "config.json", "checkpoint.pt", "model.npz", "log.csv", "curve.png")
-
-
-def rules_for(name: str) -> Rules:
-    """A rules value by name: a variant (``classic``, ``twop``, ``bengbu``, ... as the command line
-    takes them) or a compat preset (``classic_douzero``, ``classic_openspiel``, ``classic_rlcard``)."""
-    presets = {"classic_douzero": Rules.classic_douzero, "classic_openspiel": Rules.classic_openspiel,
-               "classic_rlcard": Rules.classic_rlcard}
-    key = name.strip().lower().replace("-", "_")
-    if key in presets:
-        return presets[key]()
-    try:
-        return Rules(by_alias(name).name)
-    except KeyError:
-        raise ArgumentError(f"unknown variant {shown(name)}: a variant (classic, twop, bengbu) or a preset "
-                            f"({', '.join(presets)})") from None
 
 
 @dataclass
@@ -123,7 +107,7 @@ class TrainConfig:
     passes: int = 1
 
     def check(self) -> "TrainConfig":
-        rules_for(self.variant)
+        Rules.named(self.variant)
         if not isinstance(self.whole, bool):
             raise ArgumentError(f"whole must be true or false, not {shown(self.whole)}")
         if not isinstance(self.grow, bool):
@@ -307,7 +291,7 @@ class _RayActor:
     def __init__(self, config: Dict[str, Any], k: int, seed: int) -> None:
         torch.set_num_threads(1)
         cfg = TrainConfig.from_dict(config)
-        rules = rules_for(cfg.variant)
+        rules = Rules.named(cfg.variant)
         self.feats = features_for(rules, cfg.whole)
         net = net_config(cfg.net, cfg.hidden)
         positions = rules.players + (1 if cfg.whole else 0)
@@ -355,7 +339,7 @@ class Trainer:
         # here (linear, LSTM, Adam, RMSprop) are deterministic (the tests run a seed twice).
         # torch.use_deterministic_algorithms is not called: it imports torch's compiler (15 s).
         torch.set_num_threads(1)
-        self.rules = rules_for(cfg.variant)
+        self.rules = Rules.named(cfg.variant)
         self.whole = cfg.whole
         self.feats = features_for(self.rules, self.whole)
         self.net = net_config(cfg.net, cfg.hidden)

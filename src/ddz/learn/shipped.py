@@ -19,9 +19,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Dict, Mapping, Union
 
-from ..core.errors import ArgumentError, ArgumentTypeError, shown
+from ..core.errors import ArgumentTypeError, shown
 from ..core.rules import Rules
-from ..core.variants import VARIANT, by_alias
+from ..core.variants import VARIANT
 from .model import ModelError, NeuralModel
 
 __all__ = ["SHIPPED", "MODELS_DIR", "MAX_MODEL_BYTES", "shipped_model", "shipped_path", "variant_name"]
@@ -61,11 +61,7 @@ def variant_name(variant_or_rules: Union[str, Rules]) -> str:
         return variant_or_rules.variant
     if not isinstance(variant_or_rules, str):
         raise ArgumentTypeError(f"a variant is a name such as 'classic' or a ddz.Rules, not {shown(variant_or_rules)}")
-    try:
-        return by_alias(variant_or_rules).name
-    except KeyError:
-        names = ", ".join(a for v in VARIANT.values() for a in v.aliases)
-        raise ArgumentError(f"unknown variant {shown(variant_or_rules)}: use one of {names}") from None
+    return Rules.named(variant_or_rules).variant
 
 
 def shipped_path(variant_or_rules: Union[str, Rules]) -> Path:

@@ -33,7 +33,7 @@ from .health import GcPauses, LoopLag
 from .names import name_problem
 from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse, refusal
 from .storage import TOKEN_LIFETIME_S, PostgresStorage, Storage, StorageError, open_storage
-from .table import Table, ledger_of, rules_for
+from .table import Table, ledger_of, room_rules
 
 __all__ = ["Server", "ServerConfig", "Session", "BOT_NAMES", "CLOSE_REPLACED", "STATUS_MODES"]
 

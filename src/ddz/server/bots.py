@@ -18,11 +18,12 @@ import os
 from typing import Any, Dict, Iterable, List, Mapping, Sequence, Union
 
 from ..core.errors import ArgumentError, ArgumentTypeError, shown
-from ..core.variants import VARIANT, by_alias
+from ..core.variants import VARIANT
 from ..learn import ModelError, NeuralBot, NeuralModel, shipped_model
 from ..rooms.room import Room
 from ..search.bots import Bot, RuleBot
-from .table import rules_for
+from ..core.rules import Rules
+from .table import room_rules
 
 __all__ = ["BOT_KINDS", "BotChoice", "parse_bot", "room_bots"]
 
@@ -34,11 +35,7 @@ BotChoice = Union[str, Mapping[str, str]]
 
 
 def _variant(name: str) -> str:
-    try:
-        return by_alias(name).name
-    except KeyError:
-        names = ", ".join(a for v in VARIANT.values() for a in v.aliases)
-        raise ArgumentError(f"unknown variant {name!r}: use one of {names}") from None
+    return Rules.named(name).variant
 
 
 def _kind(kind: Any) -> str:
@@ -122,7 +119,7 @@ def room_bots(rooms: Mapping[str, Room], choice: BotChoice = "rules",
                     from None
             bot = NeuralBot(model)
             for n in names:
-                model.check_rules(rules_for(rooms[n]))
+                model.check_rules(room_rules(rooms[n]))
         except ModelError as e:
             raise ModelError(f"the neural bots of the {v} rooms ({', '.join(names)}): {e}") from None
         bots.update({n: bot for n in names})

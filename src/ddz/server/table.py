@@ -31,7 +31,7 @@ from .protocol import ProtocolError
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Server, Session
 
-__all__ = ["Table", "rules_for", "ledger_of", "seat_view", "SINCE_WINDOW"]
+__all__ = ["Table", "room_rules", "ledger_of", "seat_view", "SINCE_WINDOW"]
 
 log = logging.getLogger("ddz.server")
 
@@ -66,7 +66,7 @@ class _Sent:
 _RULES: Dict[Room, Rules] = {}
 
 
-def rules_for(room: Room) -> Rules:
+def room_rules(room: Room) -> Rules:
     """The rules a room's hands are played with (the room's multiplier / point value in them,
     so that ``settle`` finds the result consistent with the room). One ``Rules`` per room,
     shared by its tables (it is immutable): a new one computes its action space on first use
@@ -135,7 +135,7 @@ class Table:
         self.room = room
         self.players = list(players)
         self.n = len(players)
-        self.rules = rules_for(room)
+        self.rules = room_rules(room)
         self.game = Game(self.rules, seed)
         self.coins_before = list(coins_before)
         self.tokens = [secrets.token_urlsafe(18) for _ in players]

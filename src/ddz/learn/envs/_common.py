@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import encode
-from ...core.rules import Rules
+from ...core.rules import RULES_NAMES, Rules
 from ...core.errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
 from ...hand.game import Game
 from ...search.sample import sample_deals
@@ -19,11 +19,6 @@ __all__ = ["new_game", "observe", "spaces_for", "observation_bounds", "sample_wo
 
 MAX_SKIPPED = 10_000  # special deals in a row: never reached (about 1 in 30 BENGBU4 deals is one)
 
-#: The names a factory takes for its rules: each variant's names (``VARIANT[v].aliases``) and
-#: the compat presets, each mapped to the ``Rules`` constructor it calls.
-_PRESETS = ("classic_rlcard", "classic_douzero", "classic_openspiel")
-RULES_NAMES: Dict[str, str] = {**{alias: v.name for v in VARIANT.values() for alias in v.aliases},
-                               **{p: p for p in _PRESETS}}
 
 #: ``render_view`` values: the agent to act's view (what it may see), or a spectator's (public
 #: information only: no hidden hand).
@@ -31,13 +26,10 @@ RENDER_VIEWS = ("agent", "spectator")
 
 
 def rules_from(rules: Any, variant: Optional[str] = None) -> Rules:
-    """A ``Rules`` from a ``Rules`` or a name of ``RULES_NAMES`` (``"classic"``, ``"twop"``,
+    """A ``Rules`` from a ``Rules`` or a name ``Rules.named`` takes (``"classic"``, ``"twop"``,
     ``"classic_rlcard"``, ...); with ``variant``, the rules must be of that variant."""
     if isinstance(rules, str):
-        key = rules.strip().lower()
-        if key not in RULES_NAMES:
-            raise ArgumentError(f"unknown rules {shown(rules)}: give a ddz.Rules or one of {', '.join(RULES_NAMES)}")
-        rules = getattr(Rules, RULES_NAMES[key])()
+        rules = Rules.named(rules)
     elif not isinstance(rules, Rules):
         raise ArgumentTypeError(f"rules must be a ddz.Rules or a variant name, not {shown(rules)}")
     if variant is not None and rules.variant != variant:
