@@ -310,6 +310,41 @@ def clone_point_rate(engine: str, point: str, hands: int = 300, seed: int = 2026
     return max(run() for _ in range(repeat))
 
 
+# how a state is saved and restored: pickle.dumps + loads (both engines), or the engine's own bytes
+# (ddz: Game.snapshot() + Game.from_snapshot(); OpenSpiel: serialize() + game.deserialize_state())
+SAVE_WAYS = ("pickle", "bytes")
+
+
+def save_restore_rate(engine: str, way: str, point: str = "play40", hands: int = 300, seed: int = 2026,
+                      repeat: int = 3) -> float:
+    """Save + restore round trips per second of ``engine``'s states at ``point`` (``way``: SAVE_WAYS)."""
+    import pickle
+
+    states = _clone_points(engine, point, hands, seed)
+    if way == "pickle":
+        def one(s):
+            pickle.loads(pickle.dumps(s))
+    elif engine == "openspiel":
+        game = _pyspiel()
+
+        def one(s):
+            game.deserialize_state(s.serialize())
+    else:
+        def one(s):
+            ddz.Game.from_snapshot(s.snapshot())
+    reps = 5
+
+    def run() -> float:
+        t = CLOCK()
+        for _ in range(reps):
+            for s in states:
+                one(s)
+        return reps * len(states) / (CLOCK() - t)
+
+    run()
+    return max(run() for _ in range(repeat))
+
+
 def main() -> None:
     import argparse
     global CLOCK

@@ -286,6 +286,14 @@ def _run_clone_point(engine: str, point: str):
     return run
 
 
+def _run_save(engine: str, way: str):
+    def run(w: Workload, repeat: int) -> Tuple[float, float, str]:
+        if engine == "openspiel":
+            _bench_game()._pyspiel()
+        return _bench_game().save_restore_rate(engine, way, "play40", w.hands, w.seed, repeat), 0.0, "round trips/s"
+    return run
+
+
 def _run_openspiel_clone(w: Workload, repeat: int) -> Tuple[float, float, str]:
     return _bench_game().openspiel_clone_apply_rate(40, w.hands, w.seed, repeat), 0.0, "per s"
 
@@ -384,6 +392,8 @@ _RUNNERS: Dict[str, Callable[[Workload, int], Tuple[float, float, str]]] = {
     "openspiel_clone": _run_openspiel_clone,  # the peer's clone() + apply_action, 40 actions in
     # Game.clone() and OpenSpiel's state.clone() at three points of a hand (bench_game.CLONE_POINTS)
     **{f"{e}_clone_{p}": _run_clone_point(e, p) for e in ("game", "openspiel") for p in ("deal", "bid", "play40")},
+    # save + restore 40 plays into a hand: pickle, or each engine's own bytes (bench_game.SAVE_WAYS)
+    **{f"{e}_save_{w}": _run_save(e, w) for e in ("ddz", "openspiel") for w in ("pickle", "bytes")},
     "batch": _run_batch,                  # legal_moves_batch into a reused out= buffer (GIL released)
     "count": _run_count,                  # legal_moves_batch(count_only=True)
     "array": _per_call("legal_moves_array"),   # one call per hand, numpy array
@@ -418,6 +428,10 @@ WHAT = {
     "clone_40": "PlayState.clone() after 40 actions",
     "openspiel_clone": "OpenSpiel clone()+apply (peer)",
     **{f"game_clone_{p}": f"Game.clone() at {p}" for p in ("deal", "bid", "play40")},
+    "ddz_save_pickle": "pickle.dumps + loads of a Game, 40 plays in",
+    "ddz_save_bytes": "Game.snapshot() + from_snapshot(), 40 plays in",
+    "openspiel_save_pickle": "pickle.dumps + loads of OpenSpiel's state (peer)",
+    "openspiel_save_bytes": "OpenSpiel serialize() + deserialize_state() (peer)",
     **{f"openspiel_clone_{p}": f"OpenSpiel state.clone() at {p} (peer)" for p in ("deal", "bid", "play40")},
     "batch": "legal_moves_batch into out= (leads)",
     "count": "legal_moves_batch count_only (leads)",
@@ -519,6 +533,13 @@ def _registry() -> List[Workload]:
         w.append(Workload(f"clone.game.{point}.classic_openspiel", f"game_clone_{point}", "classic_openspiel",
                           hands=300, target="clone time <= 1.5x OpenSpiel's (ratio >= 0.67x)",
                           vs=f"clone.game.{point}.openspiel", issue=24))
+    # issue 39 item 5: a hand saved and restored at core speed, 40 plays in, against OpenSpiel's state
+    for way in ("pickle", "bytes"):
+        w.append(Workload(f"save.{way}.openspiel", f"openspiel_save_{way}", "classic_openspiel", hands=300,
+                          target="(peer)", issue=39))
+        w.append(Workload(f"save.{way}.classic_openspiel", f"ddz_save_{way}", "classic_openspiel", hands=300,
+                          target="time <= 1.5x OpenSpiel's (ratio >= 0.67x)" if way == "pickle" else "(reported)",
+                          vs=f"save.{way}.openspiel", issue=39))
     w.append(Workload("env.rlcard.peer", "rlcard_env", "rlcard_peer", hands=2000, target="(peer)", issue=12))
     w.append(Workload("env.rlcard.ddz_classic", "rlcard_env", "classic_rlcard", hands=2000,
                       target="(RLCard-compatible)", vs="env.rlcard.peer", issue=12))

@@ -11,7 +11,7 @@ from fuzz.run import TARGETS, main, mutate, run_builtin
 # targets spend more per input: a node limit, a tiny time per move, one-deal evaluations)
 BUDGET = {"game_apply": 150, "from_json": 600, "solve": 300, "sample_deals": 300, "vector_env": 60,
           "encoders": 200, "read_view": 400, "evaluate": 40, "search_bot": 100, "game_clone": 300,
-          "long_history": 150, "stakes": 400, "play_state_view": 300, "timeout_bots": 300, "neural_act": 400}
+          "long_history": 150, "stakes": 400, "play_state_view": 300, "timeout_bots": 300, "neural_act": 400, "snapshot": 1500}
 
 
 @pytest.mark.parametrize("name", sorted(TARGETS))

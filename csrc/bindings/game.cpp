@@ -6,7 +6,10 @@
 // the logs (the play state's and the history) are immutable lists that copies share.
 #include <memory>
 
+#include <unordered_map>
+
 #include "../ddz/hand.hpp"
+#include "../ddz/snapshot.hpp"
 #include "common.hpp"
 #include "physical_obj.hpp"
 #include "play_obj.hpp"
@@ -48,11 +51,14 @@ struct HistNode {
 };
 using Hist = std::shared_ptr<const HistNode>;
 
-/// What never changes in a hand: the options, the seed and the deals' source.
+/// What never changes in a hand: the options, the seed, the room's stakes and the deals' source.
 struct GameSetup {
   HandOptions o;
   HandSetup deals;
+  std::vector<std::vector<uint8_t>> order;  // each scripted deal's card ids as given (SnapDeal::order)
   uint64_t seed = 0;
+  uint64_t base = 1, imult = 1;  // the room's stakes (the score is Python's: HandOptions says why)
+  bool timeout_bot = false;      // timeout_policy "bot": any legal action may follow a TIMEOUT
 };
 
 struct HandObj {
@@ -152,6 +158,20 @@ void decide(HandObj& G, int token) {
   sync(G, redeals, in_play);
 }
 
+/// Applies a checked play or pass (`reading` as check_action read it) of the seat to act.
+void apply_play(HandObj& G, IdSet ids, bool pass, const Interp& reading) {
+  const int seat = G.ps.s.seat;
+  if (pass) {
+    push_action(G.ps, kPassEnc, 0, true, reading);
+  } else {
+    Counts cards = counts_of_ids(ids);
+    push_action(G.ps, encode(cards, reading.kind), cards, false, reading);
+    G.ph.held[seat] &= ~ids;
+  }
+  push_hist(G, seat, pass ? H_PASS : H_PLAY, 0, ids);
+  hand_played(G.rules->r, G.setup->o, G.h, G.ps.s, seat);
+}
+
 /// Plays a play or pass of the seat to act (checked here: IllegalAction, nothing changed);
 /// returns the recorded token.
 PyObject* play(HandObj& G, PyObject* action) {
@@ -163,7 +183,6 @@ PyObject* play(HandObj& G, PyObject* action) {
   Illegal why = check_play(G.ph, G.ps, action, ids, pass, reading, msg, type_error);
   if (type_error) throw IllegalActionTypeError(msg);
   if (why != Illegal::None) throw IllegalActionError(msg, why);
-  const int seat = G.ps.s.seat;
   PyObject* token;
   if (pass) {
     token = PyUnicode_FromStringAndSize("PASS", 4);
@@ -172,16 +191,33 @@ PyObject* play(HandObj& G, PyObject* action) {
     token = PyUnicode_FromStringAndSize(text.data(), Py_ssize_t(text.size()));
   }
   if (!token) return nullptr;
-  if (pass) {
-    push_action(G.ps, kPassEnc, 0, true, reading);
-  } else {
-    Counts cards = counts_of_ids(ids);
-    push_action(G.ps, encode(cards, reading.kind), cards, false, reading);
-    G.ph.held[seat] &= ~ids;
-  }
-  push_hist(G, seat, pass ? H_PASS : H_PLAY, 0, ids);
-  hand_played(G.rules->r, G.setup->o, G.h, G.ps.s, seat);
+  apply_play(G, ids, pass, reading);
   return token;
+}
+
+/// The default action of a timeout (docs/rules.md §3.6, A8) for the seat to act: the first
+/// non-escalating choice offered (in this order), else PASS, else the lowest single card (by
+/// rank, then id). Returns the decision's token index (>= 0), -1 for PASS, or -2 with the card.
+constexpr const char* kTimeoutChoices[] = {"NO_CALL", "NO_ROB", "NO_SHOW", "NORMAL_START", "NO_FANSHEN",
+                                           "NO_YAPO", "CLOSED"};
+int timeout_default(const HandObj& G, IdSet& card) {
+  if (G.h.phase < HP_PLAY) {
+    uint8_t t[6];
+    const int k = offered(G, t);
+    for (const char* want : kTimeoutChoices)
+      for (int i = 0; i < k; ++i)
+        if (std::strcmp(kDecisionNames[G.variant()][t[i]], want) == 0) return t[i];
+    throw std::logic_error("a phase offers no non-escalating choice");
+  }
+  const PlayState& s = G.ps.s;
+  if (!s.leading()) return -1;  // following: PASS
+  int best = -1;
+  for (IdSet x = G.ph.held[s.seat]; x; x &= x - 1) {
+    const int id = lowest_id(x);
+    if (best < 0 || card_rank(id) < card_rank(best)) best = id;
+  }
+  card = id_bit(best);
+  return -2;
 }
 
 // ---- raw methods: the calls a Game makes once per action ----------------------------------
@@ -322,9 +358,212 @@ py::tuple deal_tuple(const HandObj& G, const HandDeal& d) {
                         G.variant() == 1 ? py::object(py::int_(int(d.first_to_decide))) : py::object(py::none()));
 }
 
-PhysicalHands physical_of(py::handle h) {
-  if (!py::isinstance<PhysicalObj>(h)) throw ArgumentTypeError("a deal is a ddz._core.PhysicalHands");
-  return h.cast<const PhysicalObj&>().h;
+/// A given deal's suited cards from its card ids in part order (SnapDeal::order), which must be
+/// every card of the deck once, each part as long as the layout says.
+PhysicalHands physical_from_order(const Rules& r, const std::vector<uint8_t>& order) {
+  const std::vector<int> parts = deal_part_sizes(r.variant);
+  PhysicalHands h;
+  h.n = r.players();
+  h.decks = r.two_decks ? 2 : 1;
+  const size_t deck = size_t(54 * h.decks);
+  IdSet seen = 0;
+  if (order.size() != deck) throw ArgumentError("a deal holds " + std::to_string(deck) + " cards");
+  size_t at = 0;
+  for (size_t p = 0; p < parts.size(); ++p)
+    for (int c = 0; c < parts[p]; ++c, ++at) {
+      const int id = order[at];
+      if (size_t(id) >= deck || (seen & id_bit(id))) throw ArgumentError("a deal must hold every card of the deck once");
+      seen |= id_bit(id);
+      IdSet& part = p < size_t(h.n) ? h.held[p] : p == size_t(h.n) ? h.kitty : h.aside;
+      part |= id_bit(id);
+    }
+  return h;
+}
+
+/// A new hand of `su` (its first deal dealt).
+HandObj new_hand(const RulesPtr& rp, std::shared_ptr<const GameSetup> su) {
+  HandObj G{rp, su, HandState(), PhysicalHands(), false, PlayStateObj{rp, PlayState(), nullptr, true}, nullptr, 0};
+  hand_start(rp->r, su->o, G.h, su->seed, &su->deals);
+  start_deal_cards(G);
+  return G;
+}
+
+/// Adds a scripted deal (card ids in part order) to a setup.
+void add_scripted(const Rules& r, GameSetup& su, std::vector<uint8_t> order, int first_bidder, int first_to_decide) {
+  HandDeal d;
+  d.cards = physical_from_order(r, order);
+  d.first_bidder = uint8_t(first_bidder);
+  d.first_to_decide = uint8_t(first_to_decide < 0 ? 0 : first_to_decide);
+  su.deals.scripted.push_back(d);
+  su.order.push_back(std::move(order));
+}
+
+// ---- snapshots (csrc/ddz/snapshot.hpp; docs/records.md) ----------------------------------
+
+/// ddz.RecordError (a Python class, ddz.core.errors) raised with `msg`.
+[[noreturn]] void raise_record_error(const std::string& msg) {
+  py::object cls = py::module_::import("ddz.core.errors").attr("RecordError");
+  PyErr_SetString(cls.ptr(), msg.c_str());
+  throw py::error_already_set();
+}
+
+/// The hand as a snapshot (its rules named by `key`, Python's).
+std::string hand_snapshot(const HandObj& G, const std::string& key) {
+  Snapshot s;
+  s.variant = uint8_t(G.variant());
+  s.rules = key;
+  const GameSetup& su = *G.setup;
+  s.seed = su.seed;
+  s.base = su.base;
+  s.imult = su.imult;
+  s.first_bidder = su.deals.first_bidder < 0 ? 0xFF : uint8_t(su.deals.first_bidder);
+  s.first_to_decide = su.deals.first_to_decide < 0 ? 0xFF : uint8_t(su.deals.first_to_decide);
+  for (size_t k = 0; k < su.order.size(); ++k) {
+    const HandDeal& d = su.deals.scripted[k];
+    s.deals.push_back(SnapDeal{su.order[k], d.first_bidder, uint8_t(G.variant() == 1 ? d.first_to_decide : 0xFF)});
+  }
+  // the plays' readings come from the play log (a play of the current deal, in the same order)
+  const std::vector<const LogNode*> plays = G.ps.entries();
+  size_t next_play = 0;
+  for (const HistNode* e : hist_from(G, 0)) {
+    SnapAction a;
+    a.seat = uint8_t(e->seat);
+    switch (e->kind) {
+      case H_REDEAL: continue;  // the dealer's: the replay deals again
+      case H_DECIDE: a.kind = SK_DECIDE; a.token = e->token; break;
+      case H_TIMEOUT: a.kind = SK_TIMEOUT; break;
+      case H_ESCAPE: a.kind = SK_ESCAPE; break;
+      default:
+        if (next_play >= plays.size()) throw std::logic_error("the history holds a play the play log does not");
+        a.kind = e->kind == H_PASS ? SK_PASS : SK_PLAY;
+        a.ids = e->ids;
+        a.play_kind = uint8_t(enc_kind(plays[next_play++]->move));
+        if (a.kind == SK_PASS) a.play_kind = 0;
+    }
+    s.actions.push_back(a);
+  }
+  std::string out;
+  write_snapshot(s, out);
+  return out;
+}
+
+/// Replays a parsed snapshot's actions on its new hand, each checked as Game checks it: a
+/// decision offered to the seat to act, a legal play of cards it holds in the reading named, a
+/// TIMEOUT followed at once by its seat's action (the default one, unless the rules let a bot
+/// choose), an ESCAPE of an unfinished hand. SnapshotError names the first that does not replay.
+void replay(HandObj& G, const Snapshot& s) {
+  const Rules& r = G.rules->r;
+  bool pending = false;  // a TIMEOUT waits for its action
+  for (size_t i = 0; i < s.actions.size(); ++i) {
+    const SnapAction& a = s.actions[i];
+    auto bad = [&](const std::string& why) {
+      throw SnapshotError("action " + std::to_string(i) + " does not replay: " + why);
+    };
+    const int to_act = G.h.phase == HP_OVER ? -1 : G.h.phase == HP_PLAY ? int(G.ps.s.seat) : int(G.h.seat);
+    if (to_act < 0) bad("the hand is over");
+    if (a.kind == SK_ESCAPE) {
+      if (pending) bad("an ESCAPE between a TIMEOUT and its action");
+      push_hist(G, a.seat, H_ESCAPE);
+      if (kEscapeEnds[G.variant()]) {
+        G.h.phase = HP_OVER;
+        G.h.result = HR_ESCAPE;
+      }
+      continue;
+    }
+    if (a.seat != to_act) bad("it is by seat " + std::to_string(a.seat) + ", but seat " + std::to_string(to_act) + " is to act");
+    if (a.kind == SK_TIMEOUT) {
+      if (pending) bad("two TIMEOUTs in a row");
+      pending = true;
+      push_hist(G, a.seat, H_TIMEOUT);
+      continue;
+    }
+    if (pending && !G.setup->timeout_bot) {  // the default action must follow a TIMEOUT
+      IdSet card = 0;
+      const int want = timeout_default(G, card);
+      const bool same = want >= 0 ? a.kind == SK_DECIDE && a.token == want
+                        : want == -1 ? a.kind == SK_PASS : a.kind == SK_PLAY && a.ids == card;
+      if (!same) bad("it follows a TIMEOUT, so it must be the default action");
+    }
+    pending = false;
+    if (a.kind == SK_DECIDE) {
+      if (G.h.phase >= HP_PLAY || !is_offered(G, a.token))
+        bad(std::string(kDecisionNames[G.variant()][a.token]) + " is not offered in phase " + kHandPhaseNames[G.h.phase]);
+      decide(G, a.token);
+      continue;
+    }
+    if (G.h.phase != HP_PLAY) bad("a play in phase " + std::string(kHandPhaseNames[G.h.phase]));
+    const bool pass = a.kind == SK_PASS;
+    if (!pass && (a.ids & ~G.ph.held[a.seat])) bad("seat " + std::to_string(a.seat) + " does not hold the cards");
+    const Counts cards = pass ? 0 : counts_of_ids(a.ids);
+    Interp reading;
+    const Illegal why = check_action(r, G.ps.s, cards, pass, pass ? -1 : a.play_kind, reading);
+    if (why != Illegal::None) bad(illegal_message(G.ps, why, cards, pass ? -1 : a.play_kind, reading));
+    apply_play(G, pass ? 0 : a.ids, pass, reading);
+  }
+  if (pending) throw SnapshotError("the snapshot ends on a TIMEOUT without its action");
+}
+
+/// Rules by snapshot key, interned: a process holds one Rules value per key (bounded; Python's
+/// resolver makes a missing one and raises ddz.RecordError for a key it cannot read).
+PyObject* g_rules_resolver = nullptr;  // a strong reference, never released (no destructor at exit)
+struct KeyedRules {
+  py::object rules;
+  HandOptions o;
+  bool timeout_bot;
+};
+std::unordered_map<std::string, KeyedRules>* g_rules_by_key = nullptr;
+
+const KeyedRules& rules_of_key(const std::string& key) {
+  if (!g_rules_by_key) g_rules_by_key = new std::unordered_map<std::string, KeyedRules>();  // lives to the end
+  auto it = g_rules_by_key->find(key);
+  if (it != g_rules_by_key->end()) return it->second;
+  if (!g_rules_resolver) throw std::logic_error("no rules resolver is set (ddz.core.rules sets it)");
+  py::object rules = py::reinterpret_borrow<py::object>(g_rules_resolver)(py::bytes(key));
+  py::dict options = rules.attr("options");
+  KeyedRules k{rules, hand_options(options), py::str(options["timeout_policy"]).cast<std::string>() == "bot"};
+  if (g_rules_by_key->size() >= 256) g_rules_by_key->clear();  // hostile keys cannot grow it without bound
+  return g_rules_by_key->emplace(key, std::move(k)).first->second;
+}
+
+/// A hand rebuilt from snapshot bytes: (the hand, its rules).
+py::tuple load_snapshot(py::handle data) {
+  if (!PyBytes_Check(data.ptr())) {
+    py::object cls = py::module_::import("ddz.core.errors").attr("RecordTypeError");
+    PyErr_SetString(cls.ptr(), ("a snapshot is bytes, not " + type_name(data)).c_str());
+    throw py::error_already_set();
+  }
+  Snapshot s;
+  try {
+    read_snapshot(reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(data.ptr())), size_t(PyBytes_GET_SIZE(data.ptr())), s);
+  } catch (const SnapshotError& e) {
+    raise_record_error(e.what());
+  }
+  const KeyedRules& keyed = rules_of_key(s.rules);
+  py::object rules_obj = keyed.rules;
+  RulesPtr rp = rules_arg(rules_obj);
+  if (rp->r.variant != s.variant) raise_record_error("not a ddz snapshot: its rules are of another variant");
+  auto su = std::make_shared<GameSetup>();
+  su->o = keyed.o;
+  su->timeout_bot = keyed.timeout_bot;
+  su->seed = s.seed;
+  su->base = s.base;
+  su->imult = s.imult;
+  if (s.variant != 0 && (s.base != 1 || s.imult != 1)) raise_record_error("not a ddz snapshot: stakes outside CLASSIC3");
+  su->deals.first_bidder = s.first_bidder == 0xFF ? -1 : s.first_bidder;
+  su->deals.first_to_decide = s.first_to_decide == 0xFF ? -1 : s.first_to_decide;
+  for (const SnapDeal& d : s.deals)
+    add_scripted(rp->r, *su, d.order, d.first_bidder, d.first_to_decide == 0xFF ? -1 : d.first_to_decide);
+  HandObj G = new_hand(rp, su);
+  try {
+    replay(G, s);
+  } catch (const SnapshotError& e) {
+    raise_record_error(std::string("the snapshot: ") + e.what());
+  }
+  const uint64_t used = G.h.redeals + (G.h.result == HR_VOID ? 0 : 1);
+  if (used < s.deals.size())
+    raise_record_error("the snapshot holds " + std::to_string(s.deals.size()) + " deals but its actions use " +
+                       std::to_string(used));
+  return py::make_tuple(py::cast(std::move(G)), rules_obj);
 }
 
 }  // namespace
@@ -359,6 +598,15 @@ void register_game(py::module_& m) {
       "The auction of variant 0 (CLASSIC3), 1 (TWOP) or 2 (BENGBU4) as the core defines it: (phase, token, the "
       "phases it may lead to) in table order (ddz.hand.auction_*.TRANSITIONS are built from it).");
 
+  m.def("_set_rules_resolver", [](py::object fn) {
+        Py_XDECREF(g_rules_resolver);
+        g_rules_resolver = fn.release().ptr();
+      }, py::arg("resolver"),
+        "Sets the function that makes a Rules from a snapshot's rules key (ddz.core.rules sets it at import).");
+  m.def("_load_snapshot", &load_snapshot, py::arg("data"),
+        "(the hand, its rules) of snapshot bytes, every action replayed and checked; ddz.RecordError names "
+        "what is wrong.");
+
   py::class_<HandObj>(m, "_WholeHand",
                       "The whole hand behind ddz.Game: the deal, the auction (the core's phase table), the suited "
                       "cards, the play state, the history and how the hand ended. Game checks the arguments and "
@@ -370,28 +618,73 @@ void register_game(py::module_& m) {
              py::dict full;  // a copy: the rules' own options (another variant's are not read)
              for (auto kv : py::dict(py::reinterpret_borrow<py::object>(options))) full[kv.first] = kv.second;
              su->o = hand_options(full);
-             // the room's stakes are Python's (Game checks them: 1..10**12); the core's scores hold
-             // no stake (HandOptions), so it needs only to know they are in range
-             for (auto [h, what] : {std::pair{base_h, "base"}, std::pair{imult_h, "initial_multiplier"}})
-               int_arg(h, what, 1, (long long)kMaxOptionValue);
+             su->timeout_bot = full.contains("timeout_policy") && py::str(full["timeout_policy"]).cast<std::string>() == "bot";
+             // the room's stakes (Game checks them: 1..10**12); the core's scores hold no stake
+             // (HandOptions), the snapshot does
+             su->base = uint64_t(int_arg(base_h, "base", 1, (long long)kMaxOptionValue));
+             su->imult = uint64_t(int_arg(imult_h, "initial_multiplier", 1, (long long)kMaxOptionValue));
              su->seed = u64_arg(seed_h, "seed");
              su->deals.first_bidder = int(int_arg(fb_h, "first_bidder", -1, rp->r.players() - 1));
              su->deals.first_to_decide = int(int_arg(ftd_h, "first_to_decide", -1, 1));
+             // each scripted deal: (its card ids in part order, the first bidder, the first to decide)
              for_each_item(scripted, "deals", [&](py::handle item, size_t) {
                py::tuple t = py::reinterpret_borrow<py::tuple>(item);
-               HandDeal d;
-               d.cards = physical_of(t[0]);
-               d.first_bidder = uint8_t(int_arg(t[1], "first_bidder", 0, rp->r.players() - 1));
-               d.first_to_decide = t[2].is_none() ? 0 : uint8_t(int_arg(t[2], "first_to_decide", 0, 1));
-               su->deals.scripted.push_back(d);
+               std::vector<uint8_t> order;
+               for_each_item(t[0], "a deal's cards", [&](py::handle id, size_t) {
+                 order.push_back(uint8_t(int_arg(id, "card id", 0, 107)));
+               });
+               add_scripted(rp->r, *su, std::move(order), int(int_arg(t[1], "first_bidder", 0, rp->r.players() - 1)),
+                            t[2].is_none() ? -1 : int(int_arg(t[2], "first_to_decide", 0, 1)));
              });
-             HandObj G{rp, su, HandState(), PhysicalHands(), false, PlayStateObj{rp, PlayState(), nullptr, true}, nullptr, 0};
-             hand_start(rp->r, su->o, G.h, su->seed, &su->deals);
-             start_deal_cards(G);
-             return G;
+             return new_hand(rp, su);
            }),
            py::arg("rules"), py::arg("options"), py::arg("seed"), py::arg("scripted"), py::arg("first_bidder"),
            py::arg("first_to_decide"), py::arg("base"), py::arg("initial_multiplier"))
+      .def("snapshot", [](const HandObj& G, py::bytes key) { return py::bytes(hand_snapshot(G, std::string(key))); },
+           py::arg("rules_key"), "The hand as snapshot bytes (docs/records.md), its rules named by `rules_key`.")
+      .def_property_readonly("stakes", [](const HandObj& G) { return py::make_tuple(G.setup->base, G.setup->imult); },
+                             "(base, initial multiplier): CLASSIC3's room stakes, (1, 1) elsewhere")
+      .def_property_readonly("escaped", [](const HandObj& G) {
+            int bits = 0;
+            for (const HistNode* n = G.hist.get(); n; n = n->prev.get())
+              if (n->kind == H_ESCAPE) bits |= 1 << n->seat;
+            return bits;
+          }, "bit s: seat s has escaped the hand")
+      .def_property_readonly("escape_ends", [](const HandObj& G) { return kEscapeEnds[G.variant()]; },
+                             "whether an escape ends the hand (TWOP, BENGBU4) or a bot plays the seat on (CLASSIC3)")
+      .def("timeout_default", [](const HandObj& G) -> py::object {
+            if (G.h.phase == HP_OVER) throw IllegalActionError("the hand is over: no decision is timed", Illegal::Over);
+            IdSet card = 0;
+            const int t = timeout_default(G, card);
+            if (t >= 0) return py::reinterpret_borrow<py::object>(g_token_names[G.variant()][t]);
+            if (t == -1) return py::reinterpret_borrow<py::object>(g_pass_str);
+            return py::str("PLAY " + names_of(card));
+          }, "the default action of a timeout (docs/rules.md §3.6, A8) for the seat to act, as its token")
+      .def("scripted", [](const HandObj& G) {
+            const GameSetup& su = *G.setup;
+            const std::vector<int> parts = deal_part_sizes(G.variant());
+            py::list out;
+            for (size_t k = 0; k < su.order.size(); ++k) {
+              py::list hands, part;
+              std::vector<py::list> lists;
+              size_t at = 0;
+              for (size_t p = 0; p < parts.size(); ++p) {
+                py::list l;
+                for (int c = 0; c < parts[p]; ++c) l.append(int(su.order[k][at++]));
+                lists.push_back(l);
+              }
+              for (int s = 0; s < G.rules->r.players(); ++s) hands.append(lists[size_t(s)]);
+              const HandDeal& d = su.deals.scripted[k];
+              py::dict e;
+              e["hands"] = hands;
+              e["kitty"] = lists[parts.size() - 2];
+              e["aside"] = lists[parts.size() - 1];
+              e["first_bidder"] = int(d.first_bidder);
+              e["first_to_decide"] = G.variant() == 1 ? py::object(py::int_(int(d.first_to_decide))) : py::object(py::none());
+              out.append(e);
+            }
+            return out;
+          }, "the deals given to the hand (injected hands, a record's deals) as given: dicts of card ids")
       .def_property_readonly("landlord", [](const HandObj& G) { return opt_seat(G.h.landlord); })
       .def_property_readonly("first_bidder", [](const HandObj& G) { return int(G.h.first_bidder); })
       .def_property_readonly("redeals", [](const HandObj& G) { return G.h.redeals; })

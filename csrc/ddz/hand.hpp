@@ -76,6 +76,10 @@ extern const uint8_t kPhaseTokens[3][kHandPhases][6];
 /// not offer the token.
 extern const uint16_t kLeadsTo[3][kHandPhases][8];
 
+/// Whether a seat's escape ends the hand (RULES.md §4: TWOP and BENGBU4 settle it at once) or a
+/// bot takes the seat until the hand ends (CLASSIC3, §3.6), by variant.
+constexpr bool kEscapeEnds[3] = {false, true, true};
+
 /// How a hand ended (HR_ESCAPE: a seat left it, ddz.Game.escape; the scores are then Python's).
 enum HandResult : uint8_t { HR_NONE, HR_NORMAL, HR_SPECIAL, HR_VOID, HR_ESCAPE };
 extern const char* const kHandResultNames[5];

@@ -308,3 +308,64 @@ TARGETS: Dict[str, Callable[[bytes], None]] = {
     "long_history": t_long_history, "stakes": t_stakes, "play_state_view": t_play_state_view,
     "timeout_bots": t_timeout_bots, "neural_act": t_neural_act,
 }
+
+
+_SNAPSHOTS: Dict[Any, bytes] = {}
+
+
+def _snapshot_of(variant_k: int, k: int) -> bytes:
+    """The snapshot of a cached random hand of one variant stopped k steps in (escapes, timeouts)."""
+    key = (variant_k, k)
+    if key not in _SNAPSHOTS:
+        rules = [ddz.Rules.classic(), ddz.Rules.two_player(), ddz.Rules.bengbu(),
+                 ddz.Rules.classic(timeout_policy="bot", max_redeals=2), ddz.Rules.classic_douzero()][variant_k % 5]
+        g = ddz.Game(rules, seed=900 + k, base=7 if rules.variant == "classic" else 1)
+        rng = random.Random(k)
+        stop = [0, 2, 6, 12, 25, 40, 10_000][k % 7]
+        while not g.is_over and len(g.history) < stop:
+            if rng.random() < 0.05:
+                g.elapsed(g.move_timeout_s)
+            elif rng.random() < 0.02:
+                g.escape(rng.randrange(g.num_players))
+            else:
+                g.apply(rng.choice(g.legal_actions()))
+        _SNAPSHOTS[key] = g.snapshot()
+    return _SNAPSHOTS[key]
+
+
+def t_snapshot(data: bytes) -> None:
+    """Random and mutated snapshots (docs/records.md, "Snapshots"): ``Game.from_snapshot`` raises
+    a short RecordError, or returns a game whose own snapshot loads to the same game."""
+    d = Data(data)
+    if rare(d, 8):
+        blob = d.raw(d.int(0, 300))
+    else:
+        b = bytearray(_snapshot_of(d.int(0, 4), d.int(0, 20)))
+        for _ in range(d.int(0, 4)):
+            op = d.int(0, 5)
+            if op == 0 and b:
+                b[d.int(0, len(b) - 1)] ^= 1 << d.int(0, 7)
+            elif op == 1 and b:
+                b[d.int(0, len(b) - 1)] = d.byte()
+            elif op == 2:
+                del b[d.int(0, len(b)):]
+            elif op == 3:
+                b[d.int(0, len(b)):d.int(0, len(b))] = d.raw(d.int(1, 8))
+            elif op == 4 and b:
+                at = d.int(0, len(b) - 1)
+                del b[at:at + d.int(1, 4)]
+            else:
+                b[d.int(0, len(b)):d.int(0, len(b))] = bytes([0xFF] * d.int(1, 10))
+        blob = bytes(b)
+    try:
+        g = ddz.Game.from_snapshot(blob)
+    except ddz.RecordError as e:
+        if len(str(e)) > 1000:
+            raise Finding(f"a message of {len(str(e))} characters") from None
+        return
+    again = ddz.Game.from_snapshot(g.snapshot())
+    if not _same(again, g) or again.to_json() != g.to_json():
+        raise Finding("a loaded snapshot's own snapshot loads to another game")
+
+
+TARGETS["snapshot"] = t_snapshot

@@ -327,6 +327,18 @@ class Rules(_core.RulesCore):
     def __reduce__(self):  # pickling: rebuild from variant and options
         return (_rebuild, (self.variant, self.preset, dict(self.options)))
 
+    def _snapshot_key(self) -> bytes:
+        """The rules' name in a snapshot (docs/records.md): the preset's name, then the options that
+        differ from the preset's own as compact JSON after a newline (none for a preset as made).
+        Computed once per value."""
+        key = self.__dict__.get("_key")
+        if key is None:
+            base = _preset_rules(self.preset)
+            diff = {k: v for k, v in self.options.items() if base is None or base.options[k] != v}
+            text = self.preset if not diff else self.preset + "\n" + json.dumps(diff, sort_keys=True, separators=(",", ":"))
+            key = self.__dict__["_key"] = text.encode()
+        return key
+
 
 #: The compat presets' factories (they take no options).
 _PRESETS = ("classic_douzero", "classic_openspiel", "classic_rlcard")
@@ -339,6 +351,38 @@ RULES_NAMES: Mapping[str, str] = MappingProxyType({
     **{p: p for p in _PRESETS},
     **{p.split("_", 1)[1]: p for p in _PRESETS},
 })
+
+
+def _preset_rules(preset: str) -> "Rules | None":
+    """The rules a preset's factory makes (None for a name no factory has)."""
+    factory = RULES_NAMES.get(preset)
+    return Rules.named(preset) if factory == preset else None
+
+
+def _rules_from_key(key: bytes) -> Rules:
+    """The rules a snapshot's rules key names (``Rules._snapshot_key``); ``RecordError`` when it
+    names none. The core interns the result: one Rules value per key in a process."""
+    from .errors import RecordError, DdzError
+    try:
+        text = key.decode()
+        preset, _, options = text.partition("\n")
+        base = _preset_rules(preset)
+        if base is None:
+            raise RecordError(f"the snapshot's rules: unknown preset {shown(preset)}")
+        if not options:
+            return base
+        diff = json.loads(options)
+        if not isinstance(diff, dict):
+            raise RecordError("the snapshot's rules: the options are not a JSON object")
+        values = {**base.options, **diff}
+        return Rules(base.variant, _preset="" if preset == base.variant else preset, **values)
+    except RecordError:
+        raise
+    except (DdzError, ValueError, TypeError, RecursionError) as e:
+        raise RecordError(f"the snapshot's rules: {shown(str(e), 200)}") from None
+
+
+_core._set_rules_resolver(_rules_from_key)
 
 
 def option_names(variant: str) -> frozenset:

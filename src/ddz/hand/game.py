@@ -144,11 +144,11 @@ class Game(TablePolicy):
         deals = tuple({"hands": [list(h) for h in d["hands"]], "kitty": list(d["kitty"]),
                        "aside": list(d.get("aside") or []), "first_bidder": d["first_bidder"],
                        "first_to_decide": d.get("first_to_decide")} for d in scripted)
-        physical = [(_core.PhysicalHands(rules, d["hands"], d["kitty"], d["aside"]), d["first_bidder"],
-                     d["first_to_decide"]) for d in deals]
+        given = [([c for h in d["hands"] for c in h] + d["kitty"] + d["aside"], d["first_bidder"],
+                  d["first_to_decide"]) for d in deals]  # each deal's card ids in part order (the core's)
         self._spec = _Spec(rules, seed, base, initial_multiplier, deals)
         overrides = (first_bidder, first_to_decide) if hands is None else (None, None)
-        self._core = _core._WholeHand(rules, rules.options, seed, physical,
+        self._core = _core._WholeHand(rules, rules.options, seed, given,
                                       -1 if overrides[0] is None else overrides[0],
                                       -1 if overrides[1] is None else overrides[1], base, initial_multiplier)
         self._bots: Dict[int, Any] = {}
@@ -317,6 +317,10 @@ class Game(TablePolicy):
         """The result of a hand the core has ended: void (max_redeals), BENGBU4's special hand
         at the deal, or the score of the play."""
         kind = self._core.result_kind
+        if kind == "escape":  # a snapshot's replay ended it: the last entry is the escape
+            seat = self._core.history()[-1][0]
+            assert seat is not None, "an escape is a seat's"
+            return self._escape_result(seat)
         if kind == "void":
             return GameResult(kind="void", winner_side=None, landlord=None, winner_seat=None, multiplier=1,
                               factors={}, unit=0, scores=[0] * self._n)
@@ -720,9 +724,49 @@ class Game(TablePolicy):
         return self.clone()
 
     def __reduce__(self) -> Tuple[Any, ...]:
-        """Pickled as its record (replayed on load) plus the table state a record does not
-        hold: the bots and the time spent on the current decision."""
-        return (_game_from_pickle, (self.to_json(), dict(self._bots), self._clock))
+        """Pickled as its snapshot (``snapshot()``: replayed by the core on load) plus the table
+        state a snapshot does not hold: the bots and the time spent on the current decision."""
+        return (_game_from_snapshot, (self.snapshot(), self._bots or None, self._clock))
+
+    def snapshot(self) -> bytes:
+        """The hand as compact bytes (docs/records.md, "Snapshots"): its rules, seed, stakes, the
+        deals it was given and every action, in a versioned format of fixed byte order that the
+        core writes and reads. ``Game.from_snapshot`` rebuilds the hand by replaying the actions;
+        like a record it holds the hidden cards (the seed deals them), so never send it to a
+        player. It holds the hand, not the table: bots and the clock are not in it (a pickle
+        adds them)."""
+        return self._core.snapshot(self._spec.rules._snapshot_key())
+
+    @classmethod
+    def from_snapshot(cls, data: bytes) -> "Game":
+        """The game a ``snapshot()`` holds, every action replayed and checked by the core. Bytes
+        that are not a snapshot, or whose actions do not replay from their start, raise
+        ``ddz.RecordError`` naming what is wrong (``RecordTypeError`` when ``data`` is not
+        bytes). The rules are shared: every game loaded from snapshots of equal rules holds the
+        same ``Rules`` value (equal to the one saved, not always the same object). A seat that
+        escaped a CLASSIC3 hand is given the default bot, as ``escape`` gave it."""
+        core, rules = _core._load_snapshot(data)
+        return cls._of_core(core, rules)
+
+    @staticmethod
+    def _of_core(core: Any, rules: Rules) -> "Game":
+        """A Game around a hand the core rebuilt."""
+        g: Game = _object_new(game_class(rules.variant))
+        g._core = core
+        base, imult = core.stakes
+        g._spec = _Spec(rules, core.seed, base, imult, tuple(core.scripted()))
+        g._bots = {}
+        g._clock = 0.0
+        g._result = None
+        g._fcache = g._encoder_cache = g._psw = None
+        if core.is_over:
+            g._result = g._final_result()
+        escaped = core.escaped
+        if escaped and not core.escape_ends:  # CLASSIC3: a bot plays an escaped seat (escape() gave it)
+            for seat in range(rules.players):
+                if escaped >> seat & 1:
+                    g._bots[seat] = g._new_default_bot()
+        return g
 
     def __repr__(self) -> str:
         return (f"Game({self._variant}, phase={self.phase}, to act={self.current_seat}, "
@@ -755,6 +799,15 @@ class Game(TablePolicy):
         raise NotImplementedError
 
 
+def _game_from_snapshot(data: bytes, bots: Optional[Dict[int, Any]], clock: float) -> Game:
+    g = Game.from_snapshot(data)
+    if bots:
+        g._bots = dict(bots)
+    g._clock = clock
+    return g
+
+
+# pickles made before snapshots hold the record (replayed on load)
 def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:
     g = Game.from_json(record)
     g._bots = dict(bots)

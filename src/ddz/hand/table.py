@@ -14,16 +14,12 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..core.cards import card_name, card_rank
 from ..core.errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
 
 if TYPE_CHECKING:
     from .scoring import GameResult
 
 __all__ = ["TablePolicy"]
-
-# the non-escalating choice of each decision, in the order they are looked for (A8)
-_TIMEOUT_CHOICES = ("NO_CALL", "NO_ROB", "NO_SHOW", "NORMAL_START", "NO_FANSHEN", "NO_YAPO", "CLOSED", "PASS")
 
 
 class TablePolicy:
@@ -55,12 +51,6 @@ class TablePolicy:
 
         @property
         def _rules(self) -> Rules: ...
-        @property
-        def _variant(self) -> str: ...
-        @property
-        def _decks(self) -> int: ...
-        @property
-        def _hands(self) -> PhysicalHands: ...
 
         @property
         def is_over(self) -> bool: ...
@@ -107,12 +97,7 @@ class TablePolicy:
             seat = self._acting()
             bot = self._bots.get(seat) or self._new_default_bot()
             return bot.act(self, seat)
-        legal = self.legal_actions()
-        for token in _TIMEOUT_CHOICES:
-            if token in legal:
-                return token
-        lowest = min(self._hands.ids(self._acting()), key=lambda c: (card_rank(c), c))
-        return "PLAY " + card_name(lowest, self._decks)
+        return self._core.timeout_default()  # the core's (a snapshot's replay checks it too)
 
     def timeout(self) -> str:
         """The seat to act ran out of time: records TIMEOUT(seat) and applies the default action.
@@ -163,7 +148,7 @@ class TablePolicy:
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: nobody can escape it")
         self._core.note(seat, "ESCAPE")
         self._clock = 0.0
-        if self._variant == "classic":
+        if not self._core.escape_ends:  # CLASSIC3: a bot plays the seat on (the variant's escape rule)
             if seat not in self._bots:
                 self.set_bot(seat)
             return None
