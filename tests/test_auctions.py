@@ -1,16 +1,25 @@
-"""Each variant's auction is a transition table (issue #10 item 5; docs/rules.md §6–§8): the
-table names every decision token of the variant, its phase graph is closed, and random
-hands take only transitions it declares and, between them, every one of its edges."""
+"""Each variant's auction is a transition table in the core (csrc/ddz/hand.cpp: kPhaseTokens,
+kLeadsTo; docs/rules.md §6–§8), read through ``_core._auction_table``: the table names every
+decision token of the variant, its phase graph is closed, and random hands take only
+transitions it declares and, between them, every one of its edges."""
 import random
 
 import pytest
 
 import ddz
-from ddz import _auction_bengbu, _auction_classic, _auction_twop
+from ddz import _core
 from ddz.variants import VARIANT
 
-TABLES = {"classic": _auction_classic.TRANSITIONS, "two_player": _auction_twop.TRANSITIONS,
-          "bengbu": _auction_bengbu.TRANSITIONS}
+
+def _table(name):
+    """phase -> token -> the phases it may lead to, as the core defines it."""
+    table = {}
+    for phase, token, leads in _core._auction_table(VARIANT[name].id):
+        table.setdefault(phase, {})[token] = tuple(leads)
+    return table
+
+
+TABLES = {name: _table(name) for name in ("classic", "two_player", "bengbu")}
 RULES = {"classic": [ddz.Rules.classic(), ddz.Rules.classic(classic_passers_may_rob=True, max_redeals=2,
                                                              classic_show_timing="after_kitty")],
          "two_player": [ddz.Rules.two_player(), ddz.Rules.two_player(twop_fanshen_point="before_lead",
@@ -24,15 +33,15 @@ def test_the_table_holds_every_decision_and_a_closed_graph(name):
     tokens = {t for phase in table.values() for t in phase}
     assert tokens == set(VARIANT[name].decisions)
     for phase, row in table.items():
-        for token, (handler, leads_to) in row.items():
-            assert callable(handler) and leads_to
+        for token, leads_to in row.items():
+            assert leads_to
             assert set(leads_to) <= set(table) | {"PLAY", "OVER"}, (phase, token, leads_to)
 
 
 @pytest.mark.parametrize("name", list(TABLES))
 def test_random_hands_walk_every_edge_and_only_declared_ones(name):
     table = TABLES[name]
-    edges = {(p, t, n) for p, row in table.items() for t, (_, leads) in row.items() for n in leads}
+    edges = {(p, t, n) for p, row in table.items() for t, leads in row.items() for n in leads}
     seen = set()
     rng = random.Random(name)
     for rules in RULES[name]:

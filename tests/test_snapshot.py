@@ -204,3 +204,14 @@ def test_a_timeout_must_be_followed_by_its_default_action():
     bot.set_bot(bot.current_seat, ddz.bots.RuleBot())
     bot.elapsed(bot.move_timeout_s)
     assert ddz.Game.from_snapshot(bot.snapshot()).history == bot.history
+
+
+def test_an_option_of_another_type_keeps_its_type():
+    """twop_initial_multiplier=1.0 equals the default 1 but scores as a float: the snapshot keeps it."""
+    g = ddz.Game(ddz.Rules.two_player(twop_initial_multiplier=1.0), seed=19)
+    rng = random.Random(1)
+    while not g.is_over:
+        g.apply(rng.choice(g.legal_actions()))
+    h = ddz.Game.from_snapshot(g.snapshot())
+    assert type(h.rules.options["twop_initial_multiplier"]) is float
+    assert h.result == g.result and [type(s) for s in h.result.scores] == [type(s) for s in g.result.scores]

@@ -398,6 +398,37 @@ void add_scripted(const Rules& r, GameSetup& su, std::vector<uint8_t> order, int
   su.order.push_back(std::move(order));
 }
 
+// ---- the outcome, as the core scores it (hand.hpp, HandOutcome) --------------------------
+
+py::list factors_list(const HandOutcome& out) {
+  py::list f;
+  for (int i = 0; i < out.nfactors; ++i) {
+    const Factor& x = out.factors[i];
+    f.append(py::make_tuple(x.name, x.value, int(x.type), x.option ? py::object(py::str(x.option)) : py::object(py::none())));
+  }
+  return f;
+}
+
+/// The outcome as Python reads it (ddz.hand.outcome turns it into a GameResult).
+py::tuple outcome_tuple(int n, const HandOutcome& out) {
+  py::list coef, den, missiles, limits, special;
+  for (int p = 0; p < n; ++p) {
+    coef.append(out.coef[p]);
+    den.append(int(out.den[p]));
+    missiles.append(out.missiles[p]);
+    limits.append(out.limits[p] == kUnlimited ? py::object(py::none()) : py::object(py::int_(int(out.limits[p]))));
+    special.append(py::make_tuple(int(out.tianzha[p]), out.tianzun[p]));
+  }
+  auto seat = [](int s) { return s < 0 ? py::object(py::none()) : py::object(py::int_(s)); };
+  return py::make_tuple(kHandResultNames[out.kind],
+                        out.winner_side < 0 ? py::object(py::none()) : py::object(py::str(out.winner_side ? "farmers" : "landlord")),
+                        seat(out.landlord), seat(out.winner_seat), out.multiplier, out.unit, coef, den,
+                        factors_list(out), out.spring, out.anti_spring, out.robs, out.bombs, out.play_detail,
+                        missiles, limits, special, out.landlord_factor, out.terms);
+}
+
+const PlayState* play_of(const HandObj& G) { return G.h.in_play ? &G.ps.s : nullptr; }
+
 // ---- snapshots (csrc/ddz/snapshot.hpp; docs/records.md) ----------------------------------
 
 /// ddz.RecordError (a Python class, ddz.core.errors) raised with `msg`.
@@ -598,6 +629,37 @@ void register_game(py::module_& m) {
       "The auction of variant 0 (CLASSIC3), 1 (TWOP) or 2 (BENGBU4) as the core defines it: (phase, token, the "
       "phases it may lead to) in table order (ddz.hand.auction_*.TRANSITIONS are built from it).");
 
+  m.def("_play_outcome", [](RulesArg rules, py::handle options, py::handle ps_h) {
+        RulesPtr rp = rules_arg(rules);
+        const PlayStateObj* P = play_state_ptr(ps_h.ptr());
+        if (!P) throw ArgumentTypeError("a PlayState is needed, not " + type_name(ps_h));
+        if (!P->s.over()) throw ArgumentError("the play is not over");
+        // the play phase alone: the landlord the play state's, every auction factor at 1 (BENGBU4: a bid
+        // of 1, closed play, no bomb limits)
+        const HandOptions o = hand_options(options);
+        HandState h;
+        h.landlord = P->s.landlord;
+        h.in_play = true;
+        h.base = 1;
+        h.result = HR_NORMAL;
+        h.phase = HP_OVER;
+        HandOutcome out;
+        hand_outcome(rp->r, o, h, &P->s, out);
+        return outcome_tuple(rp->r.players(), out);
+      }, py::arg("rules"), py::arg("options"), py::arg("play_state"),
+      "The outcome of a finished play phase scored alone (every auction factor at 1), as Game.outcome gives it.");
+  m.def("_play_multiplier", [](RulesArg rules, py::handle options, IntArg bombs_h, IntArg rockets_h, bool spring) {
+        RulesPtr rp = rules_arg(rules);
+        const HandOptions o = hand_options(options);
+        const int bombs = int(int_arg(bombs_h, "bombs", 0, 255)), rockets = int(int_arg(rockets_h, "rockets", 0, bombs));
+        const int d = play_doubling(rp->r, o, bombs, rockets);
+        return (int64_t(1) << d) * (spring && rp->r.variant != 2 ? 2 : 1);
+      }, py::arg("rules"), py::arg("options"), py::arg("bombs"), py::arg("rockets"), py::arg("spring"),
+      "The play's part of the multiplier: 2 per doubling bomb-class play (bombs counts them, the rockets among them), "
+      "x2 for a spring or anti-spring; 1 in BENGBU4.");
+  m.def("_kitty_factor", [](IntArg word_h, bool combine_max) {
+        return kitty_factor_of(Counts(u64_arg(word_h, "word")), combine_max);
+      }, py::arg("word"), py::arg("combine_max"), "CLASSIC3's kitty factor of three kitty cards (a rank word).");
   m.def("_set_rules_resolver", [](py::object fn) {
         Py_XDECREF(g_rules_resolver);
         g_rules_resolver = fn.release().ptr();
@@ -644,6 +706,24 @@ void register_game(py::module_& m) {
            py::arg("rules_key"), "The hand as snapshot bytes (docs/records.md), its rules named by `rules_key`.")
       .def_property_readonly("stakes", [](const HandObj& G) { return py::make_tuple(G.setup->base, G.setup->imult); },
                              "(base, initial multiplier): CLASSIC3's room stakes, (1, 1) elsewhere")
+      .def("outcome", [](const HandObj& G) {
+            HandOutcome out;
+            hand_outcome(G.rules->r, G.setup->o, G.h, play_of(G), out);
+            return outcome_tuple(G.rules->r.players(), out);
+          }, "the hand's outcome as the core scores it (a finished hand: how it ended and every score)")
+      .def("escape_outcome", [](const HandObj& G, IntArg seat_h) {
+            const int seat = seat_in(G, seat_h);
+            Counts held[4] = {0, 0, 0, 0};
+            for (int p = 0; p < G.ph.n; ++p) held[p] = counts_of_ids(G.ph.held[p]);
+            HandOutcome out;
+            hand_escape_outcome(G.rules->r, G.setup->o, G.h, play_of(G), G.h.dealt ? held : nullptr, seat, out);
+            return outcome_tuple(G.rules->r.players(), out);
+          }, py::arg("seat"), "the outcome of `seat` escaping now (TWOP, BENGBU4: the hand ends with it)")
+      .def("factors", [](const HandObj& G) {
+            HandOutcome out;
+            hand_factors(G.rules->r, G.setup->o, G.h, play_of(G), out);
+            return py::make_tuple(factors_list(out), out.multiplier);
+          }, "the factors by name (name, value, type, option) and the multiplier now")
       .def_property_readonly("escaped", [](const HandObj& G) {
             int bits = 0;
             for (const HistNode* n = G.hist.get(); n; n = n->prev.get())
@@ -686,7 +766,15 @@ void register_game(py::module_& m) {
             return out;
           }, "the deals given to the hand (injected hands, a record's deals) as given: dicts of card ids")
       .def_property_readonly("landlord", [](const HandObj& G) { return opt_seat(G.h.landlord); })
-      .def_property_readonly("first_bidder", [](const HandObj& G) { return int(G.h.first_bidder); })
+      .def_property_readonly("first_bidder", [](const HandObj& G) {
+            return int(G.h.nshowers ? G.h.showers[0] : G.h.first_bidder);  // TWOP: the first shower bids first (§7)
+          }, "P0: the seat that decides first in the bidding")
+      .def_property_readonly("limits", [](const HandObj& G) {
+            py::list l;
+            for (int s = 0; s < G.rules->r.players(); ++s)
+              l.append(G.h.limits[s] == kUnlimited ? py::object(py::none()) : py::object(py::int_(int(G.h.limits[s]))));
+            return l;
+          }, "the bomb plays each seat may make (None: unlimited), from the bid log (BENGBU4)")
       .def_property_readonly("redeals", [](const HandObj& G) { return G.h.redeals; })
       .def_property_readonly("deals", [](const HandObj& G) { return G.h.redeals + (G.h.result == HR_VOID ? 0 : 1); },
                              "how many deals the hand has used")

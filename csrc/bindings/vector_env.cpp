@@ -117,6 +117,8 @@ HandOptions hand_options(py::handle d) {
   flag("twop_show_start_stacks", h.show_stacks);
   flag("twop_rocket_doubles", h.rocket_doubles);
   flag("twop_zero_sum", h.zero_sum);
+  flag("twop_escape_threshold_inclusive", h.escape_threshold_inclusive);
+  str("twop_escape_compensation", "normal_win", h.compensation_normal_win);
   if (o.contains("twop_initial_multiplier")) {  // any positive number up to 10**12 (0.5 too)
     py::object v = o["twop_initial_multiplier"];
     const double x = (PyLong_Check(v.ptr()) || PyFloat_Check(v.ptr())) && !PyBool_Check(v.ptr())
@@ -129,6 +131,7 @@ HandOptions hand_options(py::handle d) {
   }
   flag("bengbu_missiles_once_per_player", h.missiles_once);
   flag("bengbu_special_per_instance", h.special_per_instance);
+  flag("bengbu_escape_scaled", h.escape_scaled);
   return h;
 }
 

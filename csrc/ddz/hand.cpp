@@ -71,8 +71,10 @@ int log2_floor(int64_t v) {
   return k;
 }
 
-/// CLASSIC3's kitty factor (ddz.hand.scoring.kitty_factor, RULES.md §6 A15).
-int kitty_factor(Counts w, bool combine_max) {
+}  // namespace
+
+/// CLASSIC3's kitty factor (RULES.md §6 A15): joker part x rank part (or the larger).
+int kitty_factor_of(Counts w, bool combine_max) {
   const int jokers = count_of(w, kB) + count_of(w, kR);
   const int joker_part = jokers == 2 ? 4 : jokers == 1 ? 2 : 1;
   bool trio = false;
@@ -81,13 +83,115 @@ int kitty_factor(Counts w, bool combine_max) {
   return combine_max ? (joker_part > rank_part ? joker_part : rank_part) : joker_part * rank_part;
 }
 
+int play_doubling(const Rules& r, const HandOptions& o, int bombs, int rockets) {
+  if (r.variant == 2) return 0;  // BENGBU4's bombs never double (bengbu_bomb_doubling is reserved)
+  return r.variant == 0 || o.rocket_doubles ? bombs : bombs - rockets;
+}
+
+namespace {
+
 /// The bomb-class plays that double (none in BENGBU4; TWOP's rocket by its option).
 int doubling(const Rules& r, const HandOptions& o, const HandState& h, const PlayState& s) {
-  if (r.variant == 2 || !h.in_play) return 0;
-  return s.kind_plays[BOMB] + ((r.variant == 0 || o.rocket_doubles) ? s.kind_plays[ROCKET] : 0);
+  if (!h.in_play) return 0;
+  return play_doubling(r, o, s.kind_plays[BOMB] + s.kind_plays[ROCKET], s.kind_plays[ROCKET]);
 }
 
 bool springs(const Rules& r, const PlayState& s) { return s.spring(r) || s.anti_spring(r); }
+
+// ---- the score: every factor and every outcome (hand.hpp, HandOutcome) ----
+
+int64_t classic_rob(const HandOptions& o, const HandState& h) {
+  return (int64_t(1) << h.robs) < o.rob_cap ? (int64_t(1) << h.robs) : o.rob_cap;  // robs <= 3
+}
+int64_t twop_show(const HandOptions& o, const HandState& h) {
+  return !h.nshowers ? 1 : o.show_stacks && h.nshowers == 2 ? 25 : 5;
+}
+int64_t twop_fanshen(const HandState& h) { return h.fanshen == 1 && h.yapo ? 4 : h.fanshen == 1 ? 2 : 1; }
+
+/// The factors by name and their product, now (no play yet: `s` null). At most 8 x 2 x 4 x
+/// 2**14 x 2 in CLASSIC3 (13 bombs and the rocket double at most 14 times), 25 x 4 x 2**14 x 2 in TWOP.
+void factors_now(const Rules& r, const HandOptions& o, const HandState& h, const PlayState* s, HandOutcome& out) {
+  const int dbl = s ? doubling(r, o, h, *s) : 0;
+  const int64_t bomb = int64_t(1) << dbl, spring = s && springs(r, *s) ? 2 : 1;
+  switch (r.variant) {
+    case 0:
+      out.add("rob", classic_rob(o, h));
+      out.add("show", h.showed ? 2 : 1);
+      out.add("kitty", h.kitty_f);
+      out.add("bomb", bomb);
+      out.add("spring", spring);
+      out.multiplier = classic_rob(o, h) * (h.showed ? 2 : 1) * h.kitty_f * bomb * spring;
+      return;
+    case 1:
+      out.add("show_start", twop_show(o, h));
+      out.add("fanshen", twop_fanshen(h));
+      out.add("bomb", bomb);
+      out.add("spring", spring);
+      out.multiplier = twop_show(o, h) * twop_fanshen(h) * bomb * spring;
+      return;
+    default:
+      out.add("base", h.landlord != kNone ? h.base : h.high);
+      out.add("open", h.open, F_BOOL);
+      out.multiplier = 1;
+  }
+}
+
+void outcome_of_play(const Rules& r, const HandOptions& o, const HandState& h, const PlayState& s, HandOutcome& out) {
+  const bool won = s.landlord_won();
+  const int n = r.players(), L = h.landlord;
+  out.winner_side = won ? 0 : 1;
+  out.winner_seat = s.out;
+  out.spring = s.spring(r);
+  out.anti_spring = s.anti_spring(r);
+  out.bombs = doubling(r, o, h, s);
+  switch (r.variant) {
+    case 0: {  // §6: X = base x initial multiplier x D; the landlord +2X / -2X (-X under A16, each farmer +floor(X/2))
+      const int64_t d = out.multiplier;
+      out.unit = d;
+      out.robs = h.robs;
+      for (int p = 0; p < n; ++p) {
+        out.coef[p] = p == L ? (won ? 2 * d : -o.loss_factor * d) : (won ? -d : d);
+        out.den[p] = uint8_t(p != L && !won && o.loss_factor == 1 ? 2 : 1);
+      }
+      return;
+    }
+    case 1: {  // §7: X = I x m_act; the landlord +-2X (+-X zero-sum), the farmer -+X
+      const int64_t m = out.multiplier, role = o.zero_sum ? 1 : 2;
+      out.unit = m;
+      out.coef[L] = won ? role * m : -role * m;
+      out.coef[1 - L] = won ? -m : m;
+      return;
+    }
+    default: {  // §8: per farmer the bid x 3/2 (open) or 1/1, plus missile differences; the loser never receives
+      const int64_t kw = h.open ? 3 : 1, kl = h.open ? 2 : 1, base = h.base;
+      auto m = [&](int p) { return int64_t(o.missiles_once ? (s.missiles[p] ? 1 : 0) : s.missiles[p]); };
+      for (int p = 0; p < n; ++p) {
+        if (p == L) continue;
+        int64_t t = (won ? kw * base : -kl * base) + base * (m(L) - m(p));
+        t = won ? (t > 0 ? t : 0) : (t < 0 ? t : 0);
+        out.coef[L] += t;
+        out.coef[p] = -t;
+      }
+      out.unit = base;
+      out.bombs = s.bombs_total();
+      out.play_detail = true;
+      for (int p = 0; p < n; ++p) out.missiles[p] = s.missiles[p];
+    }
+  }
+}
+
+/// Sets the hand's scores at a stake of 1 (VectorEnv's; Game forms its own from the outcome).
+void set_scores(const Rules& r, HandState& h, const HandOutcome& out) {
+  for (int p = 0; p < 4; ++p) h.scores[p] = p < r.players() ? out.coef[p] / out.den[p] : 0;  // coef >= 0 when den 2
+}
+
+void finish(const Rules& r, const HandOptions& o, HandState& h, uint8_t result, const PlayState* s) {
+  h.result = result;
+  h.phase = HP_OVER;
+  HandOutcome out;
+  hand_outcome(r, o, h, s, out);
+  set_scores(r, h, out);
+}
 
 void record(HandState& h, int seat, int token) {
   const int k = h.ndec % kAuctionSteps;
@@ -96,10 +200,6 @@ void record(HandState& h, int seat, int token) {
   ++h.ndec;
 }
 
-void finish(HandState& h, uint8_t result) {
-  h.result = result;
-  h.phase = HP_OVER;
-}
 
 void take_kitty(HandState& h) {
   h.hands[h.landlord] += h.kitty;
@@ -118,8 +218,7 @@ void start_deal(const Rules& r, const HandOptions& o, HandState& h);
 void redeal(const Rules& r, const HandOptions& o, HandState& h) {
   ++h.redeals;
   if (o.max_redeals && h.redeals >= o.max_redeals) {  // §7 max_redeals: the hand is void
-    std::memset(h.scores, 0, sizeof h.scores);
-    finish(h, HR_VOID);
+    finish(r, o, h, HR_VOID, nullptr);
     return;
   }
   start_deal(r, o, h);
@@ -127,7 +226,7 @@ void redeal(const Rules& r, const HandOptions& o, HandState& h) {
 
 // ---- CLASSIC3 ----
 void classic_reveal_kitty(const HandOptions& o, HandState& h) {
-  h.kitty_f = uint8_t(kitty_factor(h.kitty, o.kitty_max));
+  h.kitty_f = uint8_t(kitty_factor_of(h.kitty, o.kitty_max));
   take_kitty(h);
 }
 
@@ -196,15 +295,6 @@ void classic_decide(const Rules& r, const HandOptions& o, HandState& h, int seat
   }
 }
 
-void classic_score(const Rules& r, const HandOptions& o, HandState& h, const PlayState& s) {
-  const int64_t rob = (int64_t(1) << h.robs) < o.rob_cap ? (int64_t(1) << h.robs) : o.rob_cap;
-  // at most 8 * 2 * 4 * 2**14 * 2: 13 bombs and the rocket double at most 14 times
-  const int64_t x = rob * (h.showed ? 2 : 1) * h.kitty_f * (int64_t(1) << doubling(r, o, h, s)) * (springs(r, s) ? 2 : 1);
-  const bool won = s.landlord_won();
-  for (int s = 0; s < 3; ++s)
-    h.scores[s] = s == h.landlord ? (won ? 2 * x : -o.loss_factor * x) : (won ? -x : (o.loss_factor == 2 ? x : x / 2));
-}
-
 // ---- TWOP ----
 void twop_landlord_known(const Rules& r, const HandOptions& o, HandState& h, int seat) {
   h.landlord = uint8_t(seat);
@@ -256,45 +346,25 @@ void twop_decide(const Rules& r, const HandOptions& o, HandState& h, int seat, i
   }
 }
 
-int64_t twop_show_factor(const HandOptions& o, const HandState& h) {
-  if (!h.nshowers) return 1;
-  return o.show_stacks ? (h.nshowers == 2 ? 25 : 5) : 5;
-}
-
-int twop_fanshen_factor(const HandState& h) { return h.fanshen == 1 && h.yapo ? 4 : h.fanshen == 1 ? 2 : 1; }
-
-void twop_score(const Rules& r, const HandOptions& o, HandState& h, const PlayState& s) {
-  const int64_t m = twop_show_factor(o, h) * twop_fanshen_factor(h) * (int64_t(1) << doubling(r, o, h, s)) *
-                    (springs(r, s) ? 2 : 1);
-  const int64_t x = m;  // in units of the initial multiplier (HandOptions: the stakes stay out)
-  const int64_t role = o.zero_sum ? 1 : 2;
-  const bool won = s.landlord_won();
-  h.scores[h.landlord] = won ? role * x : -role * x;
-  h.scores[1 - h.landlord] = won ? -x : x;
-}
-
 // ---- BENGBU4 ----
-/// §2.3.2: 天炸 (all 8 of a rank) and 天尊 (BBRR) in the dealt hands: the hand ends at the deal.
-bool bengbu_special(const HandOptions& o, HandState& h) {
-  int tz[4] = {0, 0, 0, 0};
-  bool tzun[4] = {false, false, false, false}, any = false;
+/// §2.3.2: 天炸 (all 8 of a rank) and 天尊 (BBRR) in the dealt hands, by seat; true if any.
+bool special_holders(const HandState& h, uint8_t* tianzha, bool* tianzun) {
+  bool any = false;
   for (int s = 0; s < 4; ++s) {
-    for (int r = 0; r < 13; ++r) tz[s] += count_of(h.hands[s], r) == 8;
-    tzun[s] = count_of(h.hands[s], kB) == 2 && count_of(h.hands[s], kR) == 2;
-    any = any || tz[s] || tzun[s];
+    tianzha[s] = 0;
+    for (int r = 0; r < 13; ++r) tianzha[s] += count_of(h.hands[s], r) == 8;
+    tianzun[s] = count_of(h.hands[s], kB) == 2 && count_of(h.hands[s], kR) == 2;
+    any = any || tianzha[s] || tianzun[s];
   }
-  if (!any) return false;
-  std::memset(h.scores, 0, sizeof h.scores);
-  for (int holder = 0; holder < 4; ++holder) {
-    if (!tz[holder] && !tzun[holder]) continue;
-    const int64_t amount = 30 * (o.special_per_instance ? tz[holder] : (tz[holder] ? 1 : 0)) + (tzun[holder] ? 6 : 0);
-    for (int s = 0; s < 4; ++s) {
-      if (tz[s] || tzun[s]) continue;
-      h.scores[s] -= amount;
-      h.scores[holder] += amount;
-    }
-  }
-  finish(h, HR_SPECIAL);
+  return any;
+}
+
+/// BENGBU4's hand ends at the deal when a seat holds 天炸 or 天尊 (scored by hand_outcome).
+bool bengbu_special(const Rules& r, const HandOptions& o, HandState& h) {
+  uint8_t tz[4];
+  bool tzun[4];
+  if (!special_holders(h, tz, tzun)) return false;
+  finish(r, o, h, HR_SPECIAL, nullptr);
   return true;
 }
 
@@ -346,21 +416,6 @@ void bengbu_decide(const Rules& r, const HandOptions& o, HandState& h, int seat,
   }
 }
 
-void bengbu_score(const HandOptions& o, HandState& h, const PlayState& s) {
-  const int64_t kw = h.open ? 3 : 1, kl = h.open ? 2 : 1, base = h.base;
-  const bool won = s.landlord_won();
-  const int L = h.landlord;
-  auto m = [&](int p) { return int64_t(o.missiles_once ? (s.missiles[p] ? 1 : 0) : s.missiles[p]); };
-  std::memset(h.scores, 0, sizeof h.scores);
-  for (int p = 0; p < 4; ++p) {
-    if (p == L) continue;
-    int64_t t = (won ? kw * base : -kl * base) + base * (m(L) - m(p));
-    t = won ? (t > 0 ? t : 0) : (t < 0 ? t : 0);
-    h.scores[L] += t;
-    h.scores[p] = -t;
-  }
-}
-
 void start_deal(const Rules& r, const HandOptions& o, HandState& h) {
   HandDeal d;
   hand_deal(r, h, h.redeals, d);  // deal k of the hand: k = re-deals so far
@@ -401,7 +456,7 @@ void start_deal(const Rules& r, const HandOptions& o, HandState& h) {
       for (uint8_t& l : h.limits) l = kUnlimited;
       h.phase = HP_BID;
       h.seat = h.first_bidder;
-      bengbu_special(o, h);
+      bengbu_special(r, o, h);
       return;
   }
 }
@@ -457,15 +512,91 @@ void hand_play(const Rules& r, const HandOptions& o, HandState& h, Counts cards,
 
 void hand_played(const Rules& r, const HandOptions& o, HandState& h, const PlayState& s, int seat) {
   if (s.over()) {
-    if (r.variant == 0) classic_score(r, o, h, s);
-    else if (r.variant == 1) twop_score(r, o, h, s);
-    else bengbu_score(o, h, s);
-    finish(h, HR_NORMAL);
+    finish(r, o, h, HR_NORMAL, &s);
   } else if (r.variant == 1 && h.fanshen < 0 && !o.fanshen_before_lead && seat == h.landlord &&
              s.seat != h.landlord) {  // farmer_first_turn: the farmer decides before his first play action (A24)
     h.phase = HP_FANSHEN;
     h.seat = uint8_t(1 - h.landlord);
   }
+}
+
+void hand_outcome(const Rules& r, const HandOptions& o, const HandState& h, const PlayState* s, HandOutcome& out) {
+  out = HandOutcome();
+  out.kind = h.result;
+  out.landlord = h.landlord == kNone ? -1 : int8_t(h.landlord);
+  out.landlord_factor = o.zero_sum ? 1 : 2;
+  if (h.result == HR_VOID) {  // max_redeals: nothing is scored
+    out.terms = false;
+    return;
+  }
+  if (h.result == HR_SPECIAL) {  // §2.3.2: 天炸 30 a seat (per rank under special_per_instance), 天尊 6
+    special_holders(h, out.tianzha, out.tianzun);
+    for (int holder = 0; holder < 4; ++holder) {
+      if (!out.tianzha[holder] && !out.tianzun[holder]) continue;
+      const int64_t amount = 30 * (o.special_per_instance ? out.tianzha[holder] : (out.tianzha[holder] ? 1 : 0)) +
+                             (out.tianzun[holder] ? 6 : 0);
+      for (int p = 0; p < 4; ++p) {
+        if (out.tianzha[p] || out.tianzun[p]) continue;
+        out.coef[p] -= amount;
+        out.coef[holder] += amount;
+      }
+    }
+    return;
+  }
+  factors_now(r, o, h, s, out);
+  if (r.variant == 2 && h.landlord != kNone)
+    for (int p = 0; p < 4; ++p) out.limits[p] = h.limits[p];
+  if (h.result == HR_NORMAL && s) outcome_of_play(r, o, h, *s, out);
+}
+
+void hand_factors(const Rules& r, const HandOptions& o, const HandState& h, const PlayState* s, HandOutcome& out) {
+  out = HandOutcome();
+  factors_now(r, o, h, s, out);
+}
+
+void hand_escape_outcome(const Rules& r, const HandOptions& o, const HandState& h, const PlayState* s,
+                         const Counts* held, int escapee, HandOutcome& out) {
+  out = HandOutcome();
+  out.kind = HR_ESCAPE;
+  out.landlord = h.landlord == kNone ? -1 : int8_t(h.landlord);
+  out.landlord_factor = o.zero_sum ? 1 : 2;
+  const bool landlord_known = h.landlord != kNone;
+  if (r.variant == 1) {  // §4.1: the escapee pays A x E x I; the other seat wins as at I x m_esc
+    int bombs = s ? doubling(r, o, h, *s) : 0;
+    for (int p = 0; held && p < 2; ++p) {  // every bomb of the hand counts, played or held (无论是否炸出)
+      for (int k = 0; k < 13; ++k) bombs += count_of(held[p], k) == 4;
+      bombs += o.rocket_doubles && count_of(held[p], kB) && count_of(held[p], kR);
+    }
+    const int64_t m = twop_show(o, h) * twop_fanshen(h) * (int64_t(1) << bombs);
+    const bool proportional = o.escape_threshold_inclusive ? m >= 10 : m > 10;
+    const int64_t e = proportional ? 2 * m : 10;
+    const int other = 1 - escapee;
+    const int64_t role = escapee == h.landlord ? 2 : 1, role_rem = other == h.landlord ? 2 : 1;
+    out.coef[escapee] = -role * e;
+    out.coef[other] = o.compensation_normal_win ? role_rem * m : 0;
+    out.multiplier = out.unit = m;
+    out.bombs = bombs;
+    out.add("escapee", escapee);
+    out.add("m_esc", m);
+    out.add("E", e);
+    out.add("role_escapee", role);
+    out.add("role_remaining", role_rem);
+    out.add("I", 0, F_STAKE);
+    out.add("compensation", 0, F_OPTION, "twop_escape_compensation");
+    out.add("bombs_counted", bombs);
+    return;
+  }
+  // §4.2 (BENGBU4): the escapee pays 27 in all, 9 units of 3 (A44; the bid under bengbu_escape_scaled),
+  // shared 9/9/9, or 15/6/6 when a farmer leaves a landlord's hand
+  const int64_t unit = o.escape_scaled && landlord_known ? h.base : 3;
+  const bool farmer_left = landlord_known && escapee != h.landlord;
+  for (int p = 0; p < r.players(); ++p)
+    out.coef[p] = p == escapee ? -9 * unit : farmer_left ? (p == h.landlord ? 5 * unit : 2 * unit) : 3 * unit;
+  out.unit = unit;
+  out.add("escapee", escapee);
+  out.add("unit", unit);
+  if (landlord_known)
+    for (int p = 0; p < 4; ++p) out.limits[p] = h.limits[p];
 }
 
 void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h, int8_t* out) {
@@ -474,8 +605,7 @@ void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h,
   const bool spr = h.in_play && springs(r, h.t.s);
   switch (r.variant) {
     case 0: {  // rob, show, kitty, bomb, spring
-      const int64_t rob = (int64_t(1) << h.robs) < o.rob_cap ? (int64_t(1) << h.robs) : o.rob_cap;
-      out[0] = int8_t(log2_floor(rob));
+      out[0] = int8_t(log2_floor(classic_rob(o, h)));
       out[1] = h.showed ? 1 : 0;
       out[2] = int8_t(log2_floor(h.kitty_f));
       out[3] = int8_t(dbl);
@@ -484,7 +614,7 @@ void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h,
     }
     case 1:  // show_start (flag), fanshen, bomb, spring
       out[0] = h.nshowers ? 1 : 0;
-      out[1] = int8_t(log2_floor(twop_fanshen_factor(h)));
+      out[1] = int8_t(log2_floor(twop_fanshen(h)));
       out[2] = int8_t(dbl);
       out[3] = spr ? 1 : 0;
       return;

@@ -40,9 +40,12 @@ struct HandOptions {
   bool show_stacks = false;          // twop_show_start_stacks
   bool rocket_doubles = true;        // twop_rocket_doubles
   bool zero_sum = false;             // twop_zero_sum
+  bool escape_threshold_inclusive = true;  // twop_escape_threshold_inclusive
+  bool compensation_normal_win = true;     // twop_escape_compensation == "normal_win"
   // BENGBU4 (§8)
   bool missiles_once = false;        // bengbu_missiles_once_per_player
   bool special_per_instance = false; // bengbu_special_per_instance
+  bool escape_scaled = false;        // bengbu_escape_scaled
   // the score's unit, by which VectorEnv scales its rewards: TWOP's twop_initial_multiplier, else 1
   double stake = 1;
 };
@@ -83,6 +86,49 @@ constexpr bool kEscapeEnds[3] = {false, true, true};
 /// How a hand ended (HR_ESCAPE: a seat left it, ddz.Game.escape; the scores are then Python's).
 enum HandResult : uint8_t { HR_NONE, HR_NORMAL, HR_SPECIAL, HR_VOID, HR_ESCAPE };
 extern const char* const kHandResultNames[5];
+
+/// A factor of a hand's outcome, by name. F_INT and F_BOOL hold their value; F_STAKE stands for the
+/// room's stake and F_OPTION for the value of the option `option` (Python fills both in: TWOP's
+/// initial multiplier, its escape compensation).
+enum FactorType : uint8_t { F_INT, F_BOOL, F_STAKE, F_OPTION };
+struct Factor {
+  const char* name = "";
+  int64_t value = 0;
+  uint8_t type = F_INT;
+  const char* option = nullptr;
+};
+constexpr int kMaxFactors = 8;
+
+/// How a hand ended, or stands, as the core scores it: the one author of every score (RULES.md §6
+/// CLASSIC3, §7 TWOP, §8 BENGBU4, §4 escapes, §2.3.2 天炸/天尊). The scores hold no room stake: seat
+/// s scores floor(coef[s] * stake / den[s]), and the unit is stake * unit, where the stake is
+/// CLASSIC3's base x initial multiplier, TWOP's initial multiplier, 1 in BENGBU4 (a product of
+/// stakes may pass 64 bits, and TWOP's may be fractional: ddz.hand.outcome forms them in Python).
+struct HandOutcome {
+  uint8_t kind = HR_NONE;          // HandResult
+  int8_t winner_side = -1;         // 0 the landlord's, 1 the farmers', -1 none
+  int8_t landlord = -1, winner_seat = -1;
+  int64_t multiplier = 1;          // CLASSIC3 D, TWOP m_act (an escape: m_esc), BENGBU4 1
+  int64_t unit = 0;                // GameResult.unit in stakes (CLASSIC3 D, TWOP m, BENGBU4 the bid)
+  int64_t coef[4] = {0, 0, 0, 0};
+  uint8_t den[4] = {1, 1, 1, 1};
+  Factor factors[kMaxFactors];
+  int nfactors = 0;
+  bool spring = false, anti_spring = false;
+  int robs = 0;                    // CLASSIC3
+  int bombs = 0;                   // the bombs the score counts (BENGBU4: every bomb played)
+  bool play_detail = false;        // BENGBU4: missiles and bomb limits are part of the result
+  int missiles[4] = {0, 0, 0, 0};
+  uint8_t limits[4] = {kUnlimited, kUnlimited, kUnlimited, kUnlimited};
+  uint8_t tianzha[4] = {0, 0, 0, 0};  // BENGBU4 at the deal: ranks of 8 held, by seat
+  bool tianzun[4] = {false, false, false, false};
+  int landlord_factor = 0;         // TWOP: the landlord's share of X (2, 1 when zero-sum)
+  bool terms = true;               // whether the result carries the rules' settlement terms (void: no)
+
+  void add(const char* name, int64_t value, uint8_t type = F_INT, const char* option = nullptr) {
+    factors[nfactors++] = Factor{name, value, type, option};
+  }
+};
 
 /// One deal as ddz.Game records it: the suited cards and who decides first.
 struct HandDeal {
@@ -158,6 +204,27 @@ void hand_play(const Rules& r, const HandOptions& o, HandState& h, Counts cards,
 /// What follows a play or pass of `seat` just applied to the play state `s` (h.t.s, or ddz.Game's
 /// own): the score when the hand is over, else TWOP's farmer_first_turn 翻身 decision.
 void hand_played(const Rules& r, const HandOptions& o, HandState& h, const PlayState& s, int seat);
+
+/// The outcome of a hand the core ended (a normal end, 天炸/天尊 at the deal, a void), or its factors
+/// and multiplier so far while it runs (kind HR_NONE). `s` is the play (h.t.s, or ddz.Game's own;
+/// nullptr before the play phase).
+void hand_outcome(const Rules& r, const HandOptions& o, const HandState& h, const PlayState* s, HandOutcome& out);
+
+/// The factors by name and the multiplier now (`out.factors`, `out.multiplier`; nothing else).
+void hand_factors(const Rules& r, const HandOptions& o, const HandState& h, const PlayState* s, HandOutcome& out);
+
+/// The outcome of `escapee` leaving the hand (RULES.md §4; in TWOP and BENGBU4 the hand ends):
+/// `held` is every seat's cards now (TWOP counts the bombs held), nullptr before the deal.
+void hand_escape_outcome(const Rules& r, const HandOptions& o, const HandState& h, const PlayState* s,
+                         const Counts* held, int escapee, HandOutcome& out);
+
+/// CLASSIC3's kitty factor of the kitty's ranks (RULES.md §6 A15): joker part x rank part, or
+/// the larger under classic_kitty_combine="max".
+int kitty_factor_of(Counts kitty, bool combine_max);
+
+/// The doublings of a play with `bombs` bomb-class plays, `rockets` of them rockets: every bomb
+/// in CLASSIC3, TWOP's rocket by twop_rocket_doubles, none in BENGBU4.
+int play_doubling(const Rules& r, const HandOptions& o, int bombs, int rockets);
 
 /// The FACTORS block's codes now (ddz.encode.FACTOR_SLOTS: log2 of a doubling factor, 1 for a
 /// flag that applies, the BENGBU4 bid as it is).

@@ -334,7 +334,9 @@ class Rules(_core.RulesCore):
         key = self.__dict__.get("_key")
         if key is None:
             base = _preset_rules(self.preset)
-            diff = {k: v for k, v in self.options.items() if base is None or base.options[k] != v}
+            # a value that equals the default in another type (1.0 for 1) is kept: it scores as a float
+            diff = {k: v for k, v in self.options.items()
+                    if base is None or base.options[k] != v or type(base.options[k]) is not type(v)}
             text = self.preset if not diff else self.preset + "\n" + json.dumps(diff, sort_keys=True, separators=(",", ":"))
             key = self.__dict__["_key"] = text.encode()
         return key

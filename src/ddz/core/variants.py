@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping, Tuple
+from typing import Mapping, Optional, Tuple
 
 from .. import _core
 
@@ -28,12 +28,14 @@ class Variant:
     """One variant's fixed facts. ``id`` is the core's variant number; ``hand`` the cards
     dealt to each seat; ``kitty`` the landlord's extra cards; ``aside`` the cards set out
     of play (TWOP); ``max_hand`` = ``hand + kitty``; ``decisions`` every bidding and
-    doubling token of the variant, in the order that gives them stable action ids; ``auction``
-    names (``module:class``) the variant's ``Game`` class, which holds its auction as a
-    transition table and its scoring hooks (``ddz.hand``; ``Game`` looks it up here).
+    doubling token of the variant, in the order that gives them stable action ids;
+    ``stake_option`` the option that is a stake every score is a multiple of (TWOP's initial
+    multiplier), ``money_option`` the option that turns points into money (BENGBU4's point value),
+    ``terms`` the settlement terms a result carries, as (term, option) pairs (option None: the
+    landlord's share the core reports), ``bomb_limits`` whether the bids limit bombs (BENGBU4).
 
-    The dealer is the same for every variant (the core deals by the layout above); the scoring
-    is one function per variant in ``ddz.hand.scoring``, which the class's ``_score`` calls."""
+    The dealer, the auction and the score are the core's, one table and one function per concern
+    (``csrc/ddz/hand.cpp``); ``ddz.hand.outcome`` turns the core's outcome into a ``GameResult``."""
 
     id: int
     name: str
@@ -47,22 +49,31 @@ class Variant:
     max_hand: int
     decisions: Tuple[str, ...]
     aliases: Tuple[str, ...]
-    auction: str
+    stake_option: Optional[str]
+    money_option: Optional[str]
+    terms: Tuple[Tuple[str, Optional[str]], ...]
+    bomb_limits: bool
 
 
 # The facts only Python needs, by variant name; the layout comes from the core.
 _PYTHON_FACTS = {
     "classic": dict(title="CLASSIC3", section="§6",
                     decisions=("CALL", "NO_CALL", "ROB", "NO_ROB", "SHOW", "NO_SHOW"),
-                    aliases=("classic", "classic3"), auction="ddz.hand.auction_classic:ClassicGame"),
+                    aliases=("classic", "classic3"), stake_option=None, money_option=None,
+                    terms=(("loss_factor", "classic_landlord_loss_factor"),), bomb_limits=False),
     "two_player": dict(title="TWOP", section="§7",
                        decisions=("SHOW_START", "NORMAL_START", "CALL", "NO_CALL", "FANSHEN", "NO_FANSHEN",
                                   "YAPO", "NO_YAPO"),
-                       aliases=("two-player", "two_player", "twop"),
-                       auction="ddz.hand.auction_twop:TwoPlayerGame"),
+                       aliases=("two-player", "two_player", "twop"), stake_option="twop_initial_multiplier",
+                       money_option=None,
+                       terms=(("initial_multiplier", "twop_initial_multiplier"), ("landlord_factor", None),
+                              ("room_coefficient", "twop_room_coefficient"),
+                              ("coin_win_factor", "twop_coin_win_factor"), ("max_win_factor", "twop_max_win_factor")),
+                       bomb_limits=False),
     "bengbu": dict(title="BENGBU4", section="§8",
                    decisions=("NO_CALL", "BID1", "BID2", "BID3", "GRAB", "OPEN", "CLOSED"),
-                   aliases=("bengbu", "bengbu4"), auction="ddz.hand.auction_bengbu:BengbuGame"),
+                   aliases=("bengbu", "bengbu4"), stake_option=None, money_option="bengbu_point_value",
+                   terms=(("point_value", "bengbu_point_value"),), bomb_limits=True),
 }
 
 

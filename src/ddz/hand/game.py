@@ -4,18 +4,17 @@
 decisions, plays the play phase, scores the hand and keeps a record that replays it. The
 hand's state lives in one C++ object (``_core._WholeHand``: the deal, the suited cards, the
 auction as the core's phase table, the ``PlayState``, the history); ``Game`` is a thin typed
-object over it that checks arguments, words the errors, scores the hand (``ddz.hand.scoring``)
-and keeps the table's state (bots, the move clock). ``clone()`` is one C++ copy. Every phase answers one protocol: ``phase``, ``current_seat``,
+object over it that checks arguments, words the errors, turns the core's outcome into a
+``GameResult`` (``ddz.hand.outcome``) and keeps the table's state (bots, the move clock). ``clone()`` is one C++ copy. Every phase answers one protocol: ``phase``, ``current_seat``,
 ``legal_actions()``, ``apply(action)`` (an illegal action raises ``IllegalAction`` and
 changes nothing), ``is_over``, ``result``, ``observation(seat)``.
 """
 from __future__ import annotations
 
 import copy
-import inspect
 import json
 import random
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -23,10 +22,9 @@ from .. import _core
 from ..core import action_space
 from .._core import CardError, Cards, IllegalAction, Move, PlayState
 from ..core.rules import MAX_OPTION_VALUE, Rules
-from . import scoring
+from .outcome import factors_of, result_of, stake_of
 from .scoring import GameResult, PlaySummary, kitty_factor
 from ..core.cards import RANKS, card_name, card_rank, deck_ids, ranks_of
-from .classes import game_class
 from .record import RECORD_FORMAT, RECORD_VERSION, read_game, view_record
 from .table import TablePolicy
 from ..core.variants import VARIANT
@@ -38,36 +36,12 @@ __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_facto
 
 
 
-# a variant's auction table: phase -> token -> (handler(game, seat), the phases it may lead to)
-Transitions = Dict[str, Dict[str, Tuple[Callable[[Any, int], None], Tuple[str, ...]]]]
-
-_VARIANT_INDEX = {"classic": 0, "two_player": 1, "bengbu": 2}
-
-
-def auction_transitions(variant: str) -> Transitions:
-    """A variant's auction as the core defines it (``csrc/ddz/hand.cpp``: ``kPhaseTokens``, the
-    tokens each phase offers, and ``kLeadsTo``, where each may lead): phase -> token ->
-    (handler, the phases it may lead to). The handler applies the token for the seat to act;
-    the core checks every transition it takes against the same table."""
-    table: Transitions = {}
-    for phase, token, leads in _core._auction_table(_VARIANT_INDEX[variant]):
-        table.setdefault(phase, {})[token] = (_handler(token), tuple(leads))
-    return table
-
-
-def _handler(token: str) -> Callable[[Any, int], None]:
-    def handler(g: Any, seat: int) -> None:
-        assert seat == g.current_seat, f"seat {seat} is not to act"
-        g._decide(token)
-    handler.__name__ = handler.__qualname__ = f"decide_{token.lower()}"
-    return handler
-
-
 class _Spec:
     """What never changes in a hand, shared by a Game and its clones: the rules and what follows
     from them, the seed, the room's stakes and the scripted deals (as given, for the record)."""
 
-    __slots__ = ("rules", "variant", "n", "decks", "pass_id", "seed", "base", "imult", "scripted")
+    __slots__ = ("rules", "variant", "n", "decks", "pass_id", "seed", "base", "imult", "scripted", "stake",
+                 "bomb_limits")
 
     def __init__(self, rules: Rules, seed: int, base: int, imult: int, scripted: Tuple[Dict[str, Any], ...]) -> None:
         self.rules = rules
@@ -79,6 +53,8 @@ class _Spec:
         self.base = base
         self.imult = imult
         self.scripted = scripted
+        self.stake = stake_of(rules, base, imult)  # every score is a multiple of it (ddz.hand.outcome)
+        self.bomb_limits = VARIANT[rules.variant].bomb_limits
 
 
 def _is_play_form(action: Any) -> bool:
@@ -92,19 +68,13 @@ def _is_play_form(action: Any) -> bool:
 
 
 class Game(TablePolicy):
-    """One hand of ``rules.variant``. See the module docstring and docs/game.md."""
+    """One hand of ``rules.variant``, from the shuffle to the score: ``Game(rules, seed)``. See the
+    module docstring and docs/game.md."""
 
     # the hand (_core._WholeHand), what never changes (_Spec), the table's state, the result
     # once over, caches (not part of a clone: the factors, the encoder's, the play state's view)
     # and an instance dict (empty: vars(game) works), which clone() does not copy
     __slots__ = ("_core", "_spec", "_bots", "_clock", "_result", "_fcache", "_encoder_cache", "_psw", "__dict__")
-
-    def __new__(cls, rules: Rules, *args: Any, **kwargs: Any) -> "Game":
-        if cls is Game:
-            if not isinstance(rules, Rules):
-                raise ArgumentTypeError("Game(rules, ...) needs a ddz.Rules")
-            cls = game_class(rules.variant)
-        return object.__new__(cls)
 
     def __init__(self, rules: Rules, seed: Optional[int] = None, *, hands: Optional[Sequence[str]] = None,
                  kitty: Optional[str] = None, aside: Optional[str] = None, first_bidder: Optional[int] = None,
@@ -154,7 +124,7 @@ class Game(TablePolicy):
         self._bots: Dict[int, Any] = {}
         self._clock = 0.0
         self._result: Optional[GameResult] = None
-        self._fcache: Optional[Tuple[Tuple[Any, ...], Dict[str, Any]]] = None
+        self._fcache: Optional[Tuple[Tuple[Any, ...], Tuple[Dict[str, Any], int]]] = None
         self._encoder_cache: Optional[Tuple[Any, ...]] = None  # ddz.encode's, keyed by the factors dict
         self._psw: Optional[PlayState] = None
         if self._core.is_over:  # BENGBU4: 天炸/天尊 at the deal
@@ -314,22 +284,19 @@ class Game(TablePolicy):
         return self._core.kitty_revealed
 
     def _final_result(self) -> GameResult:
-        """The result of a hand the core has ended: void (max_redeals), BENGBU4's special hand
-        at the deal, or the score of the play."""
-        kind = self._core.result_kind
-        if kind == "escape":  # a snapshot's replay ended it: the last entry is the escape
+        """The result of a hand the core has ended (a void, 天炸/天尊 at the deal, the end of the
+        play), as the core scores it."""
+        if self._core.result_kind == "escape":  # a snapshot's replay ended it: the last entry is the escape
             seat = self._core.history()[-1][0]
             assert seat is not None, "an escape is a seat's"
             return self._escape_result(seat)
-        if kind == "void":
-            return GameResult(kind="void", winner_side=None, landlord=None, winner_seat=None, multiplier=1,
-                              factors={}, unit=0, scores=[0] * self._n)
-        if kind == "special":
-            return self._special_result()
-        return self._score()
+        spec = self._spec
+        return result_of(self._core.outcome(), spec.rules, spec.base, spec.imult)
 
-    def _special_result(self) -> GameResult:
-        raise NotImplementedError
+    def _escape_result(self, seat: int) -> GameResult:
+        """The result of ``seat`` escaping now (in a variant where an escape ends the hand)."""
+        spec = self._spec
+        return result_of(self._core.escape_outcome(seat), spec.rules, spec.base, spec.imult)
 
     # ---- protocol ---------------------------------------------------------------
     @property
@@ -421,19 +388,17 @@ class Game(TablePolicy):
         """BENGBU4: the bomb plays each seat may make (None = unlimited; docs/rules.md §8), known
         once the bidding has ended; None before that and in the other variants. Public
         information: it follows from the bid log."""
-        return None
+        return self._core.limits if self._spec.bomb_limits and self._core.landlord is not None else None
 
     @property
     def multiplier(self) -> int:
-        return self._multiplier(self._factors_now())
+        """The product of the factors so far (BENGBU4: 1; its score is the bid's)."""
+        return self._factors_now()[1]
 
     @property
     def factors(self) -> Dict[str, Any]:
-        return dict(self._factors_now())
-
-    def _summary(self) -> PlaySummary:
-        """The play so far, as scoring reads it (nothing before the play phase)."""
-        return PlaySummary.of(self._ps) if self._ps is not None else scoring.NO_PLAY
+        """The factors so far by name (docs/rules.md §6–§8), as the core counts them."""
+        return dict(self._factors_now()[0])
 
     def _check_seat(self, seat: Any) -> int:
         """The seat as an int (numpy integers taken); a bool or another type is no seat."""
@@ -502,7 +467,7 @@ class Game(TablePolicy):
             except IllegalAction as e:
                 raise self._play_error(action, e) from None
             if core.is_over:
-                self._result = self._score()
+                self._result = self._final_result()
         else:
             decided = core.decide_id(action, seat)  # an offered decision's id: the common case
             if decided is None:  # anything else: the whole check, with its errors
@@ -520,7 +485,7 @@ class Game(TablePolicy):
         the history, ends the hand or enters TWOP's 翻身 decision. Then the hand is scored."""
         token = self._core.play(action)
         if self._core.is_over:
-            self._result = self._score()
+            self._result = self._final_result()
         return token
 
     def _id_action(self, aid: Any) -> Any:
@@ -628,7 +593,7 @@ class Game(TablePolicy):
             "cards_left": [core.count(s) if dealt else 0 for s in range(self._n)],
             "history": [[s, t] for s, t in core.history()],
             "multiplier": self.multiplier,
-            "factors": dict(self._factors_now()),
+            "factors": dict(self._factors_now()[0]),
             "top": self._public_top(),
             "bots": sorted(self._bots),
             "legal_actions": self.legal_actions() if to_act == seat else [],
@@ -642,10 +607,11 @@ class Game(TablePolicy):
         kitty = core.kitty_cards.word if core.kitty_revealed else 0
         return core.landlord, self._visible_seats(), kitty, core.decisions()
 
-    def _factors_now(self) -> Dict[str, Any]:
-        """``_current_factors()``, computed again only when something it reads may have
-        changed: a decision or a re-deal, the phase, a bomb-class play, the end of the hand
-        (within a phase the factors read nothing else). The dict is shared: do not change it."""
+    def _factors_now(self) -> Tuple[Dict[str, Any], int]:
+        """(the factors by name, the multiplier) now, as the core counts them, computed again only
+        when something they read may have changed: a decision or a re-deal, the phase, a
+        bomb-class play, the end of the hand (within a phase the factors read nothing else).
+        The dict is shared: do not change it."""
         core = self._core
         ps = self._ps
         if ps is not None:
@@ -654,7 +620,9 @@ class Game(TablePolicy):
             key = (core.redeals, core.ndecisions, core.phase, -1, False)
         cache = self._fcache
         if cache is None or cache[0] != key:
-            cache = self._fcache = (key, self._current_factors())
+            entries, multiplier = core.factors()
+            spec = self._spec
+            cache = self._fcache = (key, (factors_of(entries, spec.stake, spec.rules.options), multiplier))
         return cache[1]
 
     def _public_top(self) -> Optional[List[Any]]:
@@ -751,7 +719,7 @@ class Game(TablePolicy):
     @staticmethod
     def _of_core(core: Any, rules: Rules) -> "Game":
         """A Game around a hand the core rebuilt."""
-        g: Game = _object_new(game_class(rules.variant))
+        g: Game = _object_new(Game)
         g._core = core
         base, imult = core.stakes
         g._spec = _Spec(rules, core.seed, base, imult, tuple(core.scripted()))
@@ -772,31 +740,9 @@ class Game(TablePolicy):
         return (f"Game({self._variant}, phase={self.phase}, to act={self.current_seat}, "
                 f"landlord={self.landlord}, deal={self.deal_number})")
 
-    def _escape_result(self, seat: int) -> GameResult:
-        raise NotImplementedError
-
-    # ---- variant hooks ----------------------------------------------------------------
-    # the variant's auction as data: phase -> token -> (handler, phases it may lead to), read
-    # from the core's table (auction_transitions)
-    _TRANSITIONS: "Transitions" = {}
-
-    @classmethod
-    def _set_auction(cls, variant: str, transitions: "Transitions") -> None:
-        """Gives a variant's class its auction table (for reading: the core runs it)."""
-        cls._TRANSITIONS = transitions
-
     def _decision_actions(self) -> Sequence[str]:
         """The tokens offered now, in table order."""
         return self._core.decision_tokens()
-
-    def _current_factors(self) -> Dict[str, Any]:
-        raise NotImplementedError
-
-    def _multiplier(self, factors: Dict[str, Any]) -> int:
-        raise NotImplementedError
-
-    def _score(self) -> GameResult:
-        raise NotImplementedError
 
 
 def _game_from_snapshot(data: bytes, bots: Optional[Dict[int, Any]], clock: float) -> Game:
@@ -813,10 +759,5 @@ def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:
     g._bots = dict(bots)
     g._clock = clock
     return g
-
-
-# help(ddz.Game) and inspect show the real parameters, not those of the dispatching __new__.
-Game.__signature__ = inspect.signature(Game.__init__).replace(  # type: ignore[attr-defined]
-    parameters=list(inspect.signature(Game.__init__).parameters.values())[1:])
 
 _object_new = object.__new__

@@ -21,10 +21,13 @@ from ..core.rules import Rules, option_names
 from ..core.variants import VARIANT, VARIANTS
 from ..core.cards import card_id, card_name, deck_ids
 from ..core.errors import DdzError, RecordError, RecordTypeError, shown
-from .classes import game_class
-
-if TYPE_CHECKING:  # the reader builds hands through the variant table (game_class), not Game
+if TYPE_CHECKING:
     from .game import Game
+
+#: The class the reader builds hands of: ``ddz.Game``, set by the package (``ddz/hand/__init__.py``)
+#: once both modules are loaded, so that the game module, which writes records, and this one,
+#: which reads them into games, do not import each other.
+GAME: Any = None
 
 RECORD_FORMAT = "ddz-game"
 RECORD_VERSION = 1
@@ -161,7 +164,7 @@ def read_game(text: Any) -> "Game":
     if "result" not in d:
         raise RecordError("the record has no 'result' (null while the hand is running)")
     try:
-        g = game_class(rules.variant)(rules, seed=seed, base=base, initial_multiplier=imult, _deals=deals)
+        g = GAME(rules, seed=seed, base=base, initial_multiplier=imult, _deals=deals)
     except DdzError as e:
         raise RecordError(f"the record's first deal: {e}") from None
     pending_timeout = False

@@ -165,7 +165,7 @@ def _game_static(g: Any) -> Any:
     re-deal, a phase, a bomb, the end: ``Game._factors_now``), built once for all its seats.
     What only the Game knows, all public: the landlord, the factors, the auction of the current
     deal, the shown hands and the kitty."""
-    factors = g._factors_now()
+    factors = g._factors_now()[0]
     cached = g._encoder_cache
     if cached is not None and cached[0] is factors:
         return cached[1]

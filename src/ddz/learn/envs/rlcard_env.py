@@ -48,7 +48,7 @@ from ...core.rules import Rules
 from ...core.cards import RANKS, ranks_of
 from ...core.errors import ArgumentError, ArgumentTypeError, IllegalCode, illegal, shown
 from ..rewards import check_reward, seat_rewards
-from ...hand.scoring import BengbuAuction, ClassicAuction, PlaySummary, TwopAuction, bengbu_score, classic_score, twop_score
+from ...hand.outcome import result_of
 from ...core.variants import VARIANT
 from ._common import action_id, rules_from
 
@@ -289,13 +289,7 @@ class DdzRLCardEnv(Env):
     def _result(self, ps: PlayState) -> Any:
         """The finished play's GameResult as the variant scores it, every auction factor at 1
         (player 0 the landlord)."""
-        play = PlaySummary.of(ps)
-        options = self.rules.options
-        if self.variant == "classic":
-            return classic_score(ClassicAuction(0, 0, False, 1, 1, 1), play, options)
-        if self.variant == "two_player":
-            return twop_score(TwopAuction(0, 0, False, False), play, options)
-        return bengbu_score(BengbuAuction(0, 1, 1, False, (None,) * 4), play, options)
+        return result_of(_core._play_outcome(self.rules, dict(self.rules.options), ps), self.rules)
 
     def step(self, action: Any, raw_action: bool = False) -> Tuple[Dict, int]:
         """RLCard's ``Env.step``, the action checked first: an id (an int or numpy integer,
