@@ -90,12 +90,19 @@ ERRORS = [
     (["moves", "333", "--prev", "33334"], "is not a legal combination"),
     (["replay", "{missing}/r.json"], "cannot replay"),
     (["solve", "33", "44", "--to-move", "7"], "to_move must be"),
+    (["replay", "{missing}/r.json", "--svg", "{tmp}/t.svg"], "cannot replay"),
+    (["replay", "{record}", "--svg", "{missing}/t.svg"], "--svg: "),
+    (["replay", "{view}", "--svg", "{tmp}/t.svg"], "--svg draws a game record"),
 ]
 
 
 @pytest.mark.parametrize("argv, words", ERRORS, ids=[" ".join(a) for a, _ in ERRORS])
 def test_errors_are_one_line_on_stderr_and_exit_2(argv, words, tmp_path, capsys):
-    argv = [a.format(missing=tmp_path / "no_such_folder", tmp=tmp_path) for a in argv]
+    g = ddz.Game(ddz.Rules.classic(), 1)
+    (tmp_path / "r.json").write_text(g.to_json(), encoding="utf-8")
+    (tmp_path / "v.json").write_text(g.view_json(0), encoding="utf-8")
+    argv = [a.format(missing=tmp_path / "no_such_folder", tmp=tmp_path, record=tmp_path / "r.json",
+                     view=tmp_path / "v.json") for a in argv]
     code = main(argv)
     out, err = capsys.readouterr()
     assert code == 2 and out == "", out

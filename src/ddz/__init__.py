@@ -68,7 +68,7 @@ __all__ = [
 # Submodules a user may name through the package without importing them first
 # (``import ddz; ddz.envs.pettingzoo_env(...)``): loaded on first access, so that
 # ``import ddz`` stays light and the optional frameworks are imported only when used.
-_LAZY_SUBMODULES = frozenset({"envs", "peers", "openspiel_ids", "record"})
+_LAZY_SUBMODULES = frozenset({"envs", "peers", "openspiel_ids", "record", "draw"})
 
 
 def __getattr__(name: str) -> object:
@@ -81,3 +81,19 @@ def __getattr__(name: str) -> object:
 PASS = "PASS"  # the pass action token, accepted by PlayState.apply (as is a PASS Move or Rules.pass_id)
 
 Kind.__str__ = lambda self: self.name  # type: ignore[method-assign,attr-defined]  # 'BOMB', not '12'
+
+
+def _picture(self: object) -> str:
+    """The object's drawing as SVG (``ddz.draw.picture``: a Game shows its open table), for
+    Jupyter and IPython; the drawing module loads on the first display, not with ``import ddz``."""
+    from .draw import picture
+    return str(picture(self))
+
+
+# Cards, Move and Game show as pictures in a notebook. The types allow attributes set from
+# Python, so they get _repr_svg_ here; a type that refuses them (a Cython cdef class) defines
+# _repr_svg_ itself, calling ddz.draw.picture lazily, and is left as it is.
+for _type in (Cards, Move, Game):
+    if "_repr_svg_" not in vars(_type):
+        setattr(_type, "_repr_svg_", _picture)
+del _type

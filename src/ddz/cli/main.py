@@ -24,6 +24,7 @@ from .play import BOT_KINDS, VARIANTS, play_markup, print_result, rules_of, run_
 from ..search.simulate import MAX_THREADS, concat
 from ..core.cards import RANKS
 from ..hand.record import VIEW_FORMAT, read_view
+from ..draw import table
 from ..hand.scoring import play_multiplier
 from ..peers.bench import PRESETS as PEER_PRESETS
 
@@ -256,11 +257,21 @@ def _cmd_replay(args: argparse.Namespace, stdout: Optional[TextIO] = None, stdin
             text = f.read()
         record = json.loads(text)
         if isinstance(record, dict) and record.get("format") == VIEW_FORMAT:
+            if args.svg:
+                print(f"ddz replay: --svg draws a game record (ddz-game); {args.file} is a seat's view "
+                      f"(draw a view from Python: ddz.draw.table(game, seat=N))", file=sys.stderr)
+                return 2
             return _print_view(con, args.file, read_view(text))
         g = Game.from_json(text)
     except (OSError, ValueError) as e:
         print(f"ddz replay: cannot replay {args.file}: {e}", file=sys.stderr)
         return 2
+    if args.svg:  # the record's final table, written before the replay is printed
+        try:
+            table(g).save(args.svg)
+        except OSError as e:
+            print(f"ddz replay: --svg: {e}", file=sys.stderr)
+            return 2
     decks = g.rules.decks
     con.print(f"[bold]replay[/] {args.file}: {g.rules!r}, seed {record['seed']}, "
               f"{len(record['deals'])} deal(s), {len(record['actions'])} action(s)"
@@ -283,6 +294,8 @@ def _cmd_replay(args: argparse.Namespace, stdout: Optional[TextIO] = None, stdin
         print_result(con, g)
     else:
         con.print(f"(the record stops before the end of the hand: phase {g.phase})")
+    if args.svg:
+        con.print(f"final table written to {args.svg} (SVG)")
     return 0
 
 
@@ -351,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "or print a seat's view written by Game.view_json(seat).")
     rp.add_argument("file", help="the record (JSON)")
     rp.add_argument("--step", action="store_true", help="one action per Enter (q quits)")
+    rp.add_argument("--svg", default=None, metavar="FILE",
+                    help="also write the record's final table, every hand face up, as an SVG picture to FILE "
+                         "(default: none written)")
     rp.set_defaults(func=_cmd_replay)
 
     _cli_solve.add_parser(sub)

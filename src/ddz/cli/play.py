@@ -24,6 +24,7 @@ from ..core.cards import RANKS, card_id, card_rank
 from ..core.errors import ArgumentError, DdzError
 from ..hand.game import Game
 from ..hand.tricks import Tricks
+from ..draw.words import action_words, format_factors
 from ..core.rules import RULES_NAMES, Rules
 
 __all__ = ["VARIANTS", "BOT_KINDS", "rules_of", "neural_bot", "show_cards", "play_markup", "format_factors", "print_result", "run_play",
@@ -100,27 +101,7 @@ def show_cards(names: List[str], decks: int) -> str:
 def play_markup(token: str, decks: int) -> str:
     if token.startswith("PLAY "):
         return "plays " + show_cards(token[5:].split(), decks)
-    return token.lower().replace("_", " ")
-
-
-def format_factors(variant: str, factors: Dict[str, Any], multiplier: int, phase: str = "") -> str:
-    """The multiplier as its factors: '×2 rob · ×2 bomb = ×4'; BENGBU4 shows the bid and the
-    open or closed play instead (its score is points, not a multiplier)."""
-    if variant == "bengbu":
-        base = factors.get("base")
-        if "escapee" in factors:
-            return f"escape by seat {factors['escapee']} · unit {factors.get('unit')}"
-        parts = [f"bid {base}" if base else "no bid yet"]
-        if factors.get("open"):
-            parts.append("open play (明打)")
-        elif phase not in ("BID", "OPEN_CHOICE"):  # closed only once the landlord has chosen
-            parts.append("closed play")
-        return " · ".join(parts)
-    names = {"rob": "rob", "show": "show", "kitty": "kitty", "bomb": "bomb", "spring": "spring",
-             "show_start": "show-start", "fanshen": "翻身/压迫"}
-    parts = [f"×{v} {names.get(k, k)}" for k, v in factors.items() if isinstance(v, int) and not isinstance(v, bool)
-             and v != 1 and k in names]
-    return (" · ".join(parts) + f" = ×{multiplier}") if parts else f"×{multiplier}"
+    return action_words(token)
 
 
 def print_result(con: Console, g: Game) -> None:
@@ -129,7 +110,7 @@ def print_result(con: Console, g: Game) -> None:
     con.print(f"[bold]hand over[/]: {r.kind}" + (f", {r.winner_side} win" if r.winner_side else "")
               + (f" (seat {r.winner_seat} went out)" if r.winner_seat is not None else ""))
     if r.kind in ("normal", "escape"):
-        con.print(format_factors(g.rules.variant, r.factors, r.multiplier))
+        con.print(format_factors(r.factors, r.multiplier))
     if r.spring or r.anti_spring:
         con.print("spring!" if r.spring else "anti-spring!")
     if r.special_holders:
@@ -190,7 +171,7 @@ class _Screen:
         decks = g.rules.decks
         con.print(f"[dim]phase {obs['phase']} · cards left " +
                   ", ".join(f"seat {s}: {n}" for s, n in enumerate(obs["cards_left"])) +
-                  f" · {format_factors(g.rules.variant, obs['factors'], obs['multiplier'], obs['phase'])}[/]")
+                  f" · {format_factors(obs['factors'], obs['multiplier'], obs['phase'])}[/]")
         ps = g.play_state
         if ps is not None and g.rules.variant == "bengbu" and any(x is not None for x in ps.bomb_limits):
             con.print("[dim]bomb limits: " + ", ".join(

@@ -15,7 +15,7 @@ import copy
 import inspect
 import json
 import random
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -723,6 +723,9 @@ class Game(TablePolicy):
         """Pickled as its record (replayed on load) plus the table state a record does not
         hold: the bots and the time spent on the current decision."""
         return (_game_from_pickle, (self.to_json(), dict(self._bots), self._clock))
+
+    if TYPE_CHECKING:  # the open table as SVG (ddz.draw.table), for notebooks: the facade sets it
+        _repr_svg_: Callable[[], str]
 
     def __repr__(self) -> str:
         return (f"Game({self._variant}, phase={self.phase}, to act={self.current_seat}, "
