@@ -66,3 +66,18 @@ def test_the_site_build_checks_anchors():
     validation = text[text.index("validation:"):].split("\n\n")[0]
     for key in ("omitted_files", "absolute_links", "unrecognized_links", "anchors"):
         assert re.search(rf"^  {key}: warn$", validation, flags=re.M), key
+
+
+def test_the_readme_tells_a_newcomer_what_to_expect():
+    """The suite's time and a quick subset by file (files that exist), why an extra installed from
+    the clone builds again, and a gymnasium.make quick start that runs (tests/test_readme.py runs
+    it) with the import that registers the ids and the mode check_env needs."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert re.search(r"2-core machine the whole suite takes about \d+–\d+ minutes", text)
+    subset = re.search(r"`(python -m pytest -q (?:tests/\S+\.py ?)+)`", text)
+    assert subset and all((ROOT / f).is_file() for f in subset.group(1).split()[4:])
+    assert "pip rebuilds a local folder" in text and "`build/`" in text and "incremental" in text
+    start = text.index("## Quick start: Gymnasium")
+    quick = text[start:text.index("\n## ", start + 5)]
+    assert ">>> import ddz.envs" in quick and 'gymnasium.make("ddz/Classic-v0", illegal_action="penalize")' in quick
+    assert ">>> check_env(" in quick

@@ -167,6 +167,35 @@ def test_cards_moves_and_games_show_in_a_notebook(tmp_path):
         ddz.draw.cards("3s 3s")
 
 
+def test_the_facade_leaves_a_type_that_draws_itself_alone():
+    class DrawsItself:
+        def _repr_svg_(self):
+            return "<svg/>"
+
+    class Plain:
+        pass
+
+    ddz._give_pictures(DrawsItself, Plain)
+    assert DrawsItself()._repr_svg_() == "<svg/>"
+    assert Plain._repr_svg_ is ddz.Cards._repr_svg_ is ddz.Game._repr_svg_
+    with pytest.raises(TypeError):                     # Plain is no Cards, Move or Game
+        Plain()._repr_svg_()
+
+
+def test_bad_input_is_a_short_ddz_error():
+    for bad in (123, None, [1.5], "XYZ", ["3s", "3s"], [60]):
+        with pytest.raises(ddz.CardError):           # CardTypeError is one too
+            ddz.draw.cards(bad)
+    g = ddz.Game(ddz.Rules.classic(), 1)
+    for seat in (3, -1, "1", True):
+        with pytest.raises(ddz.ArgumentError):
+            ddz.draw.table(g, seat=seat)
+    with pytest.raises(ddz.ArgumentTypeError):
+        ddz.draw.table("a game")
+    with pytest.raises(ddz.MoveError):
+        ddz.draw.move(42)
+
+
 def test_replay_svg_writes_the_final_table(tmp_path):
     from ddz.cli import main
     g = make_pictures.midway(ddz.Rules.classic(), 3, 200)

@@ -90,10 +90,13 @@ def _picture(self: object) -> str:
     return str(picture(self))
 
 
-# Cards, Move and Game show as pictures in a notebook. The types allow attributes set from
-# Python, so they get _repr_svg_ here; a type that refuses them (a Cython cdef class) defines
-# _repr_svg_ itself, calling ddz.draw.picture lazily, and is left as it is.
-for _type in (Cards, Move, Game):
-    if "_repr_svg_" not in vars(_type):
-        setattr(_type, "_repr_svg_", _picture)
-del _type
+def _give_pictures(*types: type) -> None:
+    """Gives each type a ``_repr_svg_`` drawing it, unless the type defines one itself (as a type
+    that refuses attributes set from Python, a Cython cdef class, must: calling ddz.draw lazily)."""
+    for t in types:
+        if "_repr_svg_" not in vars(t):
+            setattr(t, "_repr_svg_", _picture)
+
+
+# Cards, Move and Game show as pictures in a notebook (docs/architecture.md)
+_give_pictures(Cards, Move, Game)

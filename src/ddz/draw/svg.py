@@ -169,10 +169,10 @@ def parse_cards(cards: object, decks: Optional[int] = None) -> Tuple[List[Card],
     if isinstance(cards, str) and not any(ch in cards for ch in "shcd'") and "," not in cards:
         parsed = _core.Cards(cards.replace(" ", ""), decks or 1)
         return [Card(ch, None, False, ch) for ch in str(parsed)], parsed.decks
-    if decks is None:
-        names = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)  # type: ignore[call-overload]
-        decks = 2 if any(isinstance(n, str) and n.endswith("'") for n in names) else 1
-    ids = parse_card_names(cards, decks)  # type: ignore[arg-type]
+    if decks is None:  # a second deck's name says two decks
+        names = cards if isinstance(cards, (str, list, tuple)) else ()
+        decks = 2 if any(isinstance(n, str) and "'" in n for n in names) else 1
+    ids = parse_card_names(cards, decks)  # type: ignore[arg-type]  # CardTypeError for what names no cards
     return [_card(_card_name(i, decks)) for i in ids], decks
 
 

@@ -12,7 +12,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ..core.errors import ArgumentTypeError
 from ..core.variants import VARIANT
+from ..hand.game import Game
 from ..hand.tricks import Tricks
 from .pictures import plaque, play_cards, seat_label
 from .svg import CARD_H, MUTED, SVG, Card, document, parse_cards, row, sort_cards, text
@@ -82,6 +84,8 @@ def _last_actions(players: int, history: Sequence[Sequence[Any]]) -> Tuple[List[
 
 
 def _view(game: Any, seat: Any) -> _View:
+    if not isinstance(game, Game):
+        raise ArgumentTypeError(f"ddz.draw.table draws a ddz.Game, not {type(game).__name__}")
     variant = VARIANT[game.rules.variant]
     n, decks = variant.players, variant.decks
     open_table = isinstance(seat, str) and seat == OPEN
