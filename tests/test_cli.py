@@ -238,10 +238,11 @@ def test_replay_shows_the_kitty_and_steps(tmp_path):
 def test_cards_and_factors_on_screen():
     from ddz._cli_play import format_factors, show_cards
     assert "♠ʹ" in show_cards(["3s", "3s'", "B'"], 2) and "Bʹ" in show_cards(["B'"], 2)
-    assert format_factors("classic", {"rob": 2, "show": 1, "kitty": 1, "bomb": 2, "spring": 1}, 4) == \
+    assert format_factors({"rob": 2, "show": 1, "kitty": 1, "bomb": 2, "spring": 1}, 4) == \
         "×2 rob · ×2 bomb = ×4"
-    assert format_factors("classic", {"rob": 1, "show": 1, "kitty": 1, "bomb": 1, "spring": 1}, 1) == "×1"
-    assert format_factors("bengbu", {"base": 2, "open": True}, 1) == "bid 2 · open play (明打)"
+    assert format_factors({"rob": 1, "show": 1, "kitty": 1, "bomb": 1, "spring": 1}, 1) == "×1"
+    assert format_factors({"base": 2, "open": True}, 1) == "bid 2 · open play (明打)"
+    assert format_factors({"rob": 2, "fanshen": 2, "bomb": 1}, 4, ascii=True) == "x2 rob, x2 fanshen/yapo = x4"
 
 
 def test_bengbu_screen_shows_bomb_limits_and_no_spring_rows():

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-LAZY = ["envs", "peers", "openspiel_ids", "record"]
+LAZY = ["envs", "peers", "openspiel_ids", "record", "draw"]
 # the modules a plain ``import ddz`` loads anyway (the whole hand reads and writes records)
 LOADED = {"record"}
 

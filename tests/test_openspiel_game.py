@@ -113,9 +113,27 @@ def test_rules_parameter():
     assert twop.rules.options["twop_initial_multiplier"] == 2.0 and twop.rules.options["max_redeals"] == 5
 
 
+@pytest.mark.parametrize("preset", og.PRESETS["classic"][1:])
+def test_a_preset_game_names_the_preset_and_its_real_options(preset):
+    """The game's string, its parameters and its rules name the preset and the play options the
+    hands are played with (not the variant's defaults), and the string loads the same game."""
+    game = pyspiel.load_game("python_ddz_classic", {"rules": preset})
+    real = getattr(ddz.Rules, preset)()
+    assert game.rules.preset == preset and game.rules.options == {**real.options, "max_redeals": og.DEFAULT_MAX_REDEALS}
+    params = game.get_parameters()
+    assert params["rules"] == preset
+    for name in og.GAME_OPTIONS["classic"]:
+        assert params[name] == real.options[name], name
+        assert f"{name}={str(real.options[name])}" in str(game), name
+    again = pyspiel.load_game(str(game))
+    assert str(again) == str(game) and again.rules == game.rules and again.rules.preset == preset
+    with pytest.raises(ArgumentError, match="fixes the play options"):
+        pyspiel.load_game("python_ddz_classic", {"rules": preset, "single_kicker_rank_cap": 2})
+
+
 @pytest.mark.parametrize("params", [{"deals": 0}, {"deals": 2_000_000}, {"seed_offset": -1}, {"max_redeals": 0},
                                     {"rules": "bengbu"}, {"classic_rob_cap": 0}, {"classic_rob_winner": "middle"},
-                                    {"rules": "classic_openspiel", "four_with_two": False}])
+                                    {"rules": "classic_openspiel", "single_kicker_rank_cap": 2}])
 def test_bad_parameters(params):
     with pytest.raises(ArgumentError):
         pyspiel.load_game("python_ddz_classic", params)

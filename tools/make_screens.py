@@ -11,7 +11,6 @@ exits 1 naming every screen that differs from what the command prints now
 """
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -19,6 +18,9 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from generated_files import write_or_check  # noqa: E402
+
 SCREENS_DIR = ROOT / "docs" / "screens"
 
 # screen name -> (the arguments of ddz play, the lines typed)
@@ -45,22 +47,8 @@ def render(args: List[str], lines: List[str]) -> str:
 
 
 def main(argv: List[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--check", action="store_true", help="compare only; exit 1 when a screen differs")
-    a = ap.parse_args(argv)
-    stale = []
-    for name, (args, lines) in SCREENS.items():
-        path = SCREENS_DIR / f"{name}.txt"
-        text = render(args, lines)
-        if a.check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                stale.append(name)
-        else:
-            path.write_text(text, encoding="utf-8")
-    if stale:
-        print("stale screens (python tools/make_screens.py rewrites them): " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
+    return write_or_check({name: (lambda a=args, li=lines: render(a, li)) for name, (args, lines) in SCREENS.items()},
+                          SCREENS_DIR, ".txt", "screens", "tools/make_screens.py", argv, __doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ __all__ = [
 # Submodules a user may name through the package without importing them first
 # (``import ddz; ddz.envs.pettingzoo_env(...)``): loaded on first access, so that
 # ``import ddz`` stays light and the optional frameworks are imported only when used.
-_LAZY_SUBMODULES = frozenset({"envs", "peers", "openspiel_ids", "record"})
+_LAZY_SUBMODULES = frozenset({"envs", "peers", "openspiel_ids", "record", "draw"})
 
 
 def __getattr__(name: str) -> object:
@@ -81,3 +81,22 @@ def __getattr__(name: str) -> object:
 PASS = "PASS"  # the pass action token, accepted by PlayState.apply (as is a PASS Move or Rules.pass_id)
 
 Kind.__str__ = lambda self: self.name  # type: ignore[method-assign,attr-defined]  # 'BOMB', not '12'
+
+
+def _picture(self: object) -> str:
+    """The object's drawing as SVG (``ddz.draw.picture``: a Game shows its open table), for
+    Jupyter and IPython; the drawing module loads on the first display, not with ``import ddz``."""
+    from .draw import picture
+    return str(picture(self))
+
+
+def _give_pictures(*types: type) -> None:
+    """Gives each type a ``_repr_svg_`` drawing it, unless the type defines one itself (as a type
+    that refuses attributes set from Python, a Cython cdef class, must: calling ddz.draw lazily)."""
+    for t in types:
+        if "_repr_svg_" not in vars(t):
+            setattr(t, "_repr_svg_", _picture)
+
+
+# Cards, Move and Game show as pictures in a notebook (docs/architecture.md)
+_give_pictures(Cards, Move, Game)

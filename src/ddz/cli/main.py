@@ -3,10 +3,11 @@ replay a recorded hand. ``ddz <command> --help`` describes each command."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
-from typing import Any, Dict, List, Optional, TextIO
+from typing import Any, Dict, List, Optional, TextIO, Tuple
 
 import numpy as np
 from rich.console import Console
@@ -23,6 +24,7 @@ from .play import BOT_KINDS, VARIANTS, play_markup, print_result, rules_of, run_
 from ..search.simulate import MAX_THREADS, concat
 from ..core.cards import RANKS
 from ..hand.record import VIEW_FORMAT, read_view
+from ..draw import table
 from ..hand.scoring import play_multiplier
 from ..peers.bench import PRESETS as PEER_PRESETS
 
@@ -61,10 +63,20 @@ def _cmd_play(args: argparse.Namespace, stdin: Optional[TextIO] = None, stdout: 
 
 def _cmd_selfplay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
     con = _console(stdout)
-    rules = args.variant
     if args.games < 1 or not 1 <= args.threads <= MAX_THREADS:
         print(f"ddz selfplay: --games must be positive and --threads in 1..{MAX_THREADS}", file=sys.stderr)
         return 2
+    try:  # opened before the games, so that a file that cannot be written stops the command at once
+        out = open(args.out, "w", encoding="utf-8") if args.out else None
+    except OSError as e:
+        print(f"ddz selfplay: --out: {e}", file=sys.stderr)
+        return 2
+    with out or contextlib.nullcontext():
+        return _selfplay(args, con, out)
+
+
+def _selfplay(args: argparse.Namespace, con: Console, out: Optional[TextIO]) -> int:
+    rules = args.variant
     chunks = []
     chunk = max(1, min(args.games, max(10_000, args.games // 100)))
     t0 = time.perf_counter()
@@ -107,34 +119,36 @@ def _cmd_selfplay(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> 
     for k, v in rows:
         table.add_row(k, v)
     con.print(table)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            for g in range(res.games):
-                f.write(json.dumps({
-                    "game": g, "winner_side": "landlord" if res.winner_side[g] == 0 else "farmers",
-                    "landlord": int(res.landlord[g]), "actions": int(res.actions[g]), "plays": int(res.plays[g]),
-                    "bombs": int(res.bombs[g]), "rockets": int(res.rockets[g]), "spring": bool(res.spring[g]),
-                    "anti_spring": bool(res.anti_spring[g]), "missiles_landlord": int(res.missiles_landlord[g]),
-                    "missiles_farmers": int(res.missiles_farmers[g])}) + "\n")
+    if out is not None:
+        for g in range(res.games):
+            out.write(json.dumps({
+                "game": g, "winner_side": "landlord" if res.winner_side[g] == 0 else "farmers",
+                "landlord": int(res.landlord[g]), "actions": int(res.actions[g]), "plays": int(res.plays[g]),
+                "bombs": int(res.bombs[g]), "rockets": int(res.rockets[g]), "spring": bool(res.spring[g]),
+                "anti_spring": bool(res.anti_spring[g]), "missiles_landlord": int(res.missiles_landlord[g]),
+                "missiles_farmers": int(res.missiles_farmers[g])}) + "\n")
         con.print(f"per-game results written to {args.out} (JSON lines)")
     return 0
 
 
 # ---- ddz bench -------------------------------------------------------------------------
 
-def _cmd_bench(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
+#: The README's headline figures that ``ddz bench`` times quickly: a row names the first cell of
+#: the README's row it matches (tests/test_cli.py checks that the README has it), or gives the
+#: reason it matches none.
+README_BATCH = "move generation, batch path, 20-card CLASSIC3 leads"
+README_SIMULATE = "`simulate`, CLASSIC3 random self-play, 1 / 2 threads"
+NO_HEADLINE_PER_CALL = "none: one call per hand (the headline is the batch path)"
+NO_HEADLINE_COUNT = "none: counts only"
+
+
+def bench_rows(args: argparse.Namespace) -> List[Tuple[str, float, str]]:
+    """``ddz bench``'s rows: (workload, per second, the README headline it matches or
+    "none: why")."""
     import random as _random
-
-    if args.rules is not None and args.rules.preset not in PEER_PRESETS:
-        print(f"ddz bench: --rules {args.rules.preset}: no peer plays it; the peers play one of "
-              f"{', '.join(PEER_PRESETS)}", file=sys.stderr)
-        return 2
-
-    import numpy as np
 
     from .._core import count_moves, hand_words, legal_moves_array, legal_moves_batch
 
-    con = _console(stdout)
     rng = _random.Random(args.seed)
     deck = list("3456789TJQKA2" * 4 + "BR")
     hands = []
@@ -149,6 +163,7 @@ def _cmd_bench(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int
     classic, bengbu = Rules.classic(), Rules.bengbu()
     words, words33 = hand_words(hands, classic), hand_words(hands33, bengbu)
     out = np.empty(300 * len(hands), dtype=np.uint64)
+    moves = int(legal_moves_batch(words, classic, out=out)[0][-1])  # the leads of every hand
 
     def rate(fn, n):
         best = []
@@ -158,23 +173,43 @@ def _cmd_bench(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int
             best.append(n / (time.perf_counter() - t))
         return sorted(best)[1]
 
-    table = Table(title=f"ddz bench · {args.hands:,} seeded hands (seed {args.seed}) · median of 3")
-    table.add_column("workload")
-    table.add_column("per second", justify="right")
-    table.add_row("20-card CLASSIC3 leads, legal_moves_batch (hands)",
-                  f"{rate(lambda: legal_moves_batch(words, classic, out=out), len(hands)):,.0f}")
-    table.add_row("20-card CLASSIC3 leads, legal_moves_array per call (hands)",
-                  f"{rate(lambda: [legal_moves_array(h, classic) for h in hands], len(hands)):,.0f}")
-    table.add_row("20-card CLASSIC3 lead counts, batch count_only (hands)",
-                  f"{rate(lambda: legal_moves_batch(words, classic, count_only=True), len(hands)):,.0f}")
-    table.add_row("20-card CLASSIC3 count_moves per call (hands)",
-                  f"{rate(lambda: [count_moves(h, classic) for h in hands], len(hands)):,.0f}")
-    table.add_row("33-card BENGBU4 lead counts, batch count_only (hands)",
-                  f"{rate(lambda: legal_moves_batch(words33, bengbu, count_only=True), len(hands33)):,.0f}")
+    batch = rate(lambda: legal_moves_batch(words, classic, out=out), len(hands))
+    rows = [("20-card CLASSIC3 leads, legal_moves_batch (hands)", batch,
+             f"{README_BATCH}: here {1e9 * len(hands) / (batch * moves):.2f} ns a move"),
+            ("20-card CLASSIC3 leads, legal_moves_array per call (hands)",
+             rate(lambda: [legal_moves_array(h, classic) for h in hands], len(hands)), NO_HEADLINE_PER_CALL),
+            ("20-card CLASSIC3 lead counts, batch count_only (hands)",
+             rate(lambda: legal_moves_batch(words, classic, count_only=True), len(hands)), NO_HEADLINE_COUNT),
+            ("20-card CLASSIC3 count_moves per call (hands)",
+             rate(lambda: [count_moves(h, classic) for h in hands], len(hands)), NO_HEADLINE_PER_CALL),
+            ("33-card BENGBU4 lead counts, batch count_only (hands)",
+             rate(lambda: legal_moves_batch(words33, bengbu, count_only=True), len(hands33)), NO_HEADLINE_COUNT)]
     for variant in ("classic", "two_player", "bengbu"):
         r = getattr(Rules, variant)()
-        table.add_row(f"simulate {variant} random games, 1 thread (games)",
-                      f"{rate(lambda: simulate(r, args.games, 'random', args.seed), args.games):,.0f}")
+        rows.append((f"simulate {variant} random games, 1 thread (games)",
+                     rate(lambda: simulate(r, args.games, 'random', args.seed), args.games),
+                     f"{README_SIMULATE}: the 1-thread figure" if variant == "classic"
+                     else "none: the headline is CLASSIC3's"))
+    return rows
+
+
+def _cmd_bench(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
+    if args.hands < 1 or args.games < 1:
+        print("ddz bench: --hands and --games must be positive", file=sys.stderr)
+        return 2
+    if args.rules is not None and args.rules.preset not in PEER_PRESETS:
+        print(f"ddz bench: --rules {args.rules.preset}: no peer plays it; the peers play one of "
+              f"{', '.join(PEER_PRESETS)}", file=sys.stderr)
+        return 2
+    con = _console(stdout)
+    table = Table(title=f"ddz bench · {args.hands:,} seeded hands (seed {args.seed}) · median of 3",
+                  caption="The README's headline figures come from benchmarks/ (docs/benchmarks.md); a row "
+                          "here names the headline it matches, in that headline's unit where it differs.")
+    table.add_column("workload")
+    table.add_column("per second", justify="right")
+    table.add_column("README headline it matches")
+    for workload, per_second, headline in bench_rows(args):
+        table.add_row(workload, f"{per_second:,.0f}", headline.replace("`", ""))
     con.print(table)
     if args.peers:
         from ..peers.bench import main as peers_main
@@ -222,11 +257,21 @@ def _cmd_replay(args: argparse.Namespace, stdout: Optional[TextIO] = None, stdin
             text = f.read()
         record = json.loads(text)
         if isinstance(record, dict) and record.get("format") == VIEW_FORMAT:
+            if args.svg:
+                print(f"ddz replay: --svg draws a game record (ddz-game); {args.file} is a seat's view "
+                      f"(draw a view from Python: ddz.draw.table(game, seat=N))", file=sys.stderr)
+                return 2
             return _print_view(con, args.file, read_view(text))
         g = Game.from_json(text)
     except (OSError, ValueError) as e:
         print(f"ddz replay: cannot replay {args.file}: {e}", file=sys.stderr)
         return 2
+    if args.svg:  # the record's final table, written before the replay is printed
+        try:
+            table(g).save(args.svg)
+        except OSError as e:
+            print(f"ddz replay: --svg: {e}", file=sys.stderr)
+            return 2
     decks = g.rules.decks
     con.print(f"[bold]replay[/] {args.file}: {g.rules!r}, seed {record['seed']}, "
               f"{len(record['deals'])} deal(s), {len(record['actions'])} action(s)"
@@ -249,6 +294,8 @@ def _cmd_replay(args: argparse.Namespace, stdout: Optional[TextIO] = None, stdin
         print_result(con, g)
     else:
         con.print(f"(the record stops before the end of the hand: phase {g.phase})")
+    if args.svg:
+        con.print(f"final table written to {args.svg} (SVG)")
     return 0
 
 
@@ -317,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "or print a seat's view written by Game.view_json(seat).")
     rp.add_argument("file", help="the record (JSON)")
     rp.add_argument("--step", action="store_true", help="one action per Enter (q quits)")
+    rp.add_argument("--svg", default=None, metavar="FILE",
+                    help="also write the record's final table, every hand face up, as an SVG picture to FILE "
+                         "(default: none written)")
     rp.set_defaults(func=_cmd_replay)
 
     _cli_solve.add_parser(sub)
@@ -327,8 +377,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Runs one subcommand and returns its exit status (docs/cli.md, "Exit statuses"): 0 done,
+    1 stopped short (the input ended, a time limit), 2 a bad command line or input (one line on
+    stderr), 130 interrupted by Ctrl-C."""
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print(f"\nddz {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ record when ``--record`` was given.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections import Counter, OrderedDict
 from typing import Any, Callable, Dict, List, Mapping, Optional, TextIO, Tuple
@@ -22,6 +23,8 @@ from ..search.bots import RandomBot, RuleBot
 from ..core.cards import RANKS, card_id, card_rank
 from ..core.errors import ArgumentError, DdzError
 from ..hand.game import Game
+from ..hand.tricks import Tricks
+from ..draw.words import action_words, format_factors
 from ..core.rules import RULES_NAMES, Rules
 
 __all__ = ["VARIANTS", "BOT_KINDS", "rules_of", "neural_bot", "show_cards", "play_markup", "format_factors", "print_result", "run_play",
@@ -98,27 +101,7 @@ def show_cards(names: List[str], decks: int) -> str:
 def play_markup(token: str, decks: int) -> str:
     if token.startswith("PLAY "):
         return "plays " + show_cards(token[5:].split(), decks)
-    return token.lower().replace("_", " ")
-
-
-def format_factors(variant: str, factors: Dict[str, Any], multiplier: int, phase: str = "") -> str:
-    """The multiplier as its factors: '×2 rob · ×2 bomb = ×4'; BENGBU4 shows the bid and the
-    open or closed play instead (its score is points, not a multiplier)."""
-    if variant == "bengbu":
-        base = factors.get("base")
-        if "escapee" in factors:
-            return f"escape by seat {factors['escapee']} · unit {factors.get('unit')}"
-        parts = [f"bid {base}" if base else "no bid yet"]
-        if factors.get("open"):
-            parts.append("open play (明打)")
-        elif phase not in ("BID", "OPEN_CHOICE"):  # closed only once the landlord has chosen
-            parts.append("closed play")
-        return " · ".join(parts)
-    names = {"rob": "rob", "show": "show", "kitty": "kitty", "bomb": "bomb", "spring": "spring",
-             "show_start": "show-start", "fanshen": "翻身/压迫"}
-    parts = [f"×{v} {names.get(k, k)}" for k, v in factors.items() if isinstance(v, int) and not isinstance(v, bool)
-             and v != 1 and k in names]
-    return (" · ".join(parts) + f" = ×{multiplier}") if parts else f"×{multiplier}"
+    return action_words(token)
 
 
 def print_result(con: Console, g: Game) -> None:
@@ -127,7 +110,7 @@ def print_result(con: Console, g: Game) -> None:
     con.print(f"[bold]hand over[/]: {r.kind}" + (f", {r.winner_side} win" if r.winner_side else "")
               + (f" (seat {r.winner_seat} went out)" if r.winner_seat is not None else ""))
     if r.kind in ("normal", "escape"):
-        con.print(format_factors(g.rules.variant, r.factors, r.multiplier))
+        con.print(format_factors(r.factors, r.multiplier))
     if r.spring or r.anti_spring:
         con.print("spring!" if r.spring else "anti-spring!")
     if r.special_holders:
@@ -167,21 +150,20 @@ class _Screen:
         self.con, self.g, self.seat, self.auto_pass = con, g, seat, auto_pass
         self.shown = 0
         self.last_phase: Optional[str] = None
-        self.was_following = False
+        self.tricks = Tricks(g.num_players)
 
     def catch_up(self) -> None:
-        """Prints the actions since the last call, and a marker when a trick closed."""
+        """Prints the actions since the last call, and a marker after each one that closed a
+        trick (also when the bots close it and lead again before the player acts)."""
         g, decks = self.g, self.g.rules.decks
         hist = g.history
         for actor, token in hist[self.shown:]:
             who = "system" if actor is None else ("you" if actor == self.seat else f"seat {actor}{_role(g, actor)}")
             self.con.print(f"{who}: {play_markup(token, decks)}")
+            leader = self.tricks.follow(actor, token)
+            if leader is not None:
+                self.con.print(f"[dim]── trick to seat {leader} ──[/]")
         self.shown = len(hist)
-        ps = g.play_state
-        following = ps is not None and ps.top is not None
-        if ps is not None and self.was_following and not following and not ps.is_over:
-            self.con.print(f"[dim]── trick to seat {ps.current_seat} ──[/]")
-        self.was_following = following
 
     def show_state(self) -> None:
         g, seat, con = self.g, self.seat, self.con
@@ -189,7 +171,7 @@ class _Screen:
         decks = g.rules.decks
         con.print(f"[dim]phase {obs['phase']} · cards left " +
                   ", ".join(f"seat {s}: {n}" for s, n in enumerate(obs["cards_left"])) +
-                  f" · {format_factors(g.rules.variant, obs['factors'], obs['multiplier'], obs['phase'])}[/]")
+                  f" · {format_factors(obs['factors'], obs['multiplier'], obs['phase'])}[/]")
         ps = g.play_state
         if ps is not None and g.rules.variant == "bengbu" and any(x is not None for x in ps.bomb_limits):
             con.print("[dim]bomb limits: " + ", ".join(
@@ -287,15 +269,29 @@ def _bots(args: argparse.Namespace) -> Tuple[Rules, str, Callable[[int], Any]]:
 
 
 def run_play(args: argparse.Namespace, stdin: TextIO, con: Console) -> int:
+    """Plays the hand; the exit status: 0 when it is over, 1 when the input ended first, 2 for
+    options it cannot play (one line on stderr), 130 when Ctrl-C ended it."""
     try:
         rules, kind, bot_for = _bots(args)
-    except DdzError as e:
+        g = Game(rules, seed=args.seed)
+        if not 0 <= args.seat < g.num_players:
+            raise ArgumentError(f"--seat must be 0..{g.num_players - 1}, not {args.seat}")
+        # opened now, so that a record that cannot be written stops the command before the hand
+        record = open(args.record, "w", encoding="utf-8") if args.record else None
+    except (DdzError, OSError) as e:
         print(f"ddz play: {e}", file=sys.stderr)
         return 2
-    g = Game(rules, seed=args.seed)
-    if not 0 <= args.seat < g.num_players:
-        con.print(f"ddz play: --seat must be 0..{g.num_players - 1}")
-        return 2
+    with record or contextlib.nullcontext():
+        status = _play_hand(args, g, kind, bot_for, stdin, con)
+        if record is not None:
+            record.write(g.to_json())
+            con.print(f"record written to {args.record}" + ("" if g.is_over else " (the hand is unfinished)"))
+    return status
+
+
+def _play_hand(args: argparse.Namespace, g: Game, kind: str, bot_for: Callable[[int], Any], stdin: TextIO,
+               con: Console) -> int:
+    rules = g.rules
     for s in range(g.num_players):
         if s != args.seat:
             g.set_bot(s, bot_for(s))
@@ -321,8 +317,4 @@ def run_play(args: argparse.Namespace, stdin: TextIO, con: Console) -> int:
     if g.is_over:
         table.catch_up()
         print_result(con, g)
-    if args.record:
-        with open(args.record, "w", encoding="utf-8") as f:
-            f.write(g.to_json())
-        con.print(f"record written to {args.record}" + ("" if g.is_over else " (the hand is unfinished)"))
     return status

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import random
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -735,6 +735,9 @@ class Game(TablePolicy):
                 if escaped >> seat & 1:
                     g._bots[seat] = g._new_default_bot()
         return g
+
+    if TYPE_CHECKING:  # the open table as SVG (ddz.draw.table), for notebooks: the facade sets it
+        _repr_svg_: Callable[[], str]
 
     def __repr__(self) -> str:
         return (f"Game({self._variant}, phase={self.phase}, to act={self.current_seat}, "

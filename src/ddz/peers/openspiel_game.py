@@ -58,8 +58,9 @@ A state wraps one ``ddz.Game``: the deal, the auction and the play of one hand.
 
 The game parameters: ``rules``, ``deals``, ``seed_offset``, ``max_redeals`` and the ddz
 rules options that change what is played or scored (``GAME_OPTIONS``; each with the
-variant's default). A compat preset fixes its play options (``PLAY_OPTIONS``), which then
-stay at their defaults. Options that only matter to tables, rooms and escapes are not
+variant's default). A compat preset fixes its play options (``PLAY_OPTIONS``): the game's
+string, ``get_parameters()`` and ``game.rules`` (whose ``preset`` is the preset's name) hold the
+preset's values, and a parameter that gives one of them another value is an error. Options that only matter to tables, rooms and escapes are not
 parameters (OpenSpiel has no escapes), nor is ``classic_landlord_loss_factor`` (1 would
 make CLASSIC3 general-sum; the games are declared zero-sum except TWOP). A bad value
 raises ``ddz.ArgumentError`` (a ``ValueError``) naming the parameter. ``pyspiel.load_game``
@@ -91,6 +92,7 @@ from ..learn.encode import compact, compact_layout
 
 __all__ = ["GAME_NAMES", "GAME_OPTIONS", "PLAY_OPTIONS", "PRESETS", "DEFAULT_DEALS", "DEFAULT_MAX_REDEALS",
            "DdzOpenSpielGame", "DdzOpenSpielState", "DdzObserver", "load", "register", "rules_from_params",
+           "reported_params",
            "utility_bounds", "max_game_length"]
 
 #: The OpenSpiel short name of each ddz variant.
@@ -202,7 +204,8 @@ def rules_from_params(variant: str, params: Mapping[str, Any]) -> Tuple[Rules, i
     ``variant``'s game give; parameters not in ``params`` take their defaults. Raises
     ``ArgumentError`` for an unknown parameter or a bad value, ``ArgumentTypeError`` for a
     wrong type."""
-    values = {**_parameter_spec(variant), **_checked_params(variant, params)}
+    given = _checked_params(variant, params)
+    values = {**_parameter_spec(variant), **given}
     preset = values["rules"]
     if preset not in PRESETS[variant]:
         raise ArgumentError(f"game parameter rules must be one of {', '.join(PRESETS[variant])} for "
@@ -216,16 +219,28 @@ def rules_from_params(variant: str, params: Mapping[str, Any]) -> Tuple[Rules, i
         raise ArgumentError(f"game parameter max_redeals must be >= 1 (0 would let the re-deals go on for "
                             f"ever, and OpenSpiel needs a finite game), not {max_redeals}")
     options = {name: values[name] for name in GAME_OPTIONS[variant]}
-    base = Rules(variant)
     if preset != variant:
-        fixed = [n for n in PLAY_OPTIONS if n in options and options[n] != base.options[n]]
-        if fixed:
-            raise ArgumentError(f"rules={preset} fixes the play options; drop {', '.join(fixed)} or use "
-                                f"rules={variant}")
-        options = {**{n: v for n, v in options.items() if n not in PLAY_OPTIONS},
-                   **{n: getattr(Rules, preset)().options[n] for n in PLAY_OPTIONS}}
+        # the preset's own play options. OpenSpiel fills in every parameter not given with its
+        # default (the variant's), so a play option at the variant's default or at the preset's
+        # value (the game's string holds those) is taken as the preset's; another value clashes
+        fixed, default = Rules.named(preset).options, Rules(variant).options
+        clash = [n for n in PLAY_OPTIONS if n in given and given[n] not in (fixed[n], default[n])]
+        if clash:
+            raise ArgumentError(f"rules={preset} fixes the play options "
+                                f"({', '.join(f'{n}={fixed[n]}' for n in clash)}); drop "
+                                f"{', '.join(clash)} or use rules={variant}")
+        options.update({n: fixed[n] for n in PLAY_OPTIONS})
     options["max_redeals"] = max_redeals
-    return Rules(variant, **options), deals, offset
+    return Rules(variant, _preset="" if preset == variant else preset, **options), deals, offset
+
+
+def reported_params(rules: Rules, params: Mapping[str, Any]) -> Dict[str, Any]:
+    """The parameters a game reports (its string, ``get_parameters()``): ``params`` with the
+    play options a compat preset fixes at the preset's values, so that they name the rules the
+    hands are played with (and loading the game's string gives the same game)."""
+    if rules.preset == rules.variant:
+        return dict(params)
+    return {**params, **{n: rules.options[n] for n in PLAY_OPTIONS if n in GAME_OPTIONS[rules.variant]}}
 
 
 def utility_bounds(rules: Rules) -> Tuple[float, float]:
@@ -303,7 +318,7 @@ class DdzOpenSpielGame(pyspiel.Game):
             max_utility=high,
             utility_sum=None if self.variant == "two_player" else 0.0,
             max_game_length=max_game_length(rules))
-        super().__init__(_GAME_TYPES[self.variant], info, params)
+        super().__init__(_GAME_TYPES[self.variant], info, reported_params(rules, params))
         layout = tuple(sorted(compact_layout(rules).items(), key=lambda kv: kv[1].start))
         self.rules: Rules = rules
         self._config = _Config(self.variant, rules, deals, offset, layout[-1][1].stop, layout)
