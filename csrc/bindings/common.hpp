@@ -12,6 +12,7 @@
 
 #include "../ddz/actions.hpp"
 #include "../ddz/core.hpp"
+#include "../ddz/hand.hpp"
 #include "../ddz/play.hpp"
 
 namespace py = pybind11;
@@ -211,6 +212,22 @@ struct RulesObj {
   std::shared_ptr<const ActionIndex> index;  // on first use: shared_action_index (shared by equal option sets)
   std::vector<Enc> order;  // a peer's id order (a permutation of the action space), or empty
   std::string spec;        // how the Python Rules rebuilds itself (JSON), for pickling its Moves
+  // the auction's and the score's options (HandOptions) and the timeout policy, read from the Python
+  // Rules' options on a hand's first use (game.cpp): a Rules value never changes its options
+  std::shared_ptr<const HandOptions> hand;
+  bool timeout_bot = false;
+  // each action id's token ("PLAY 33344", "PASS") as a Python str, made on first use and kept:
+  // ddz.Game.legal_actions() returns them (new references), as legal_action_ids() its ints
+  std::vector<PyObject*> tokens;
+  RulesObj() = default;
+  RulesObj(const RulesObj&) = delete;
+  RulesObj& operator=(const RulesObj&) = delete;
+  ~RulesObj() {
+    if (tokens.empty() || !Py_IsInitialized()) return;  // at exit the interpreter frees everything
+    PyGILState_STATE gil = PyGILState_Ensure();
+    for (PyObject* t : tokens) Py_XDECREF(t);
+    PyGILState_Release(gil);
+  }
   int decks() const { return r.two_decks ? 2 : 1; }
   /// The action space's index, built (or found) on first use.
   const ActionIndex& ix() {

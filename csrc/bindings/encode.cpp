@@ -4,6 +4,7 @@
 
 #include "../ddz/encode.hpp"
 #include "arrays.hpp"
+#include "game_row.hpp"
 #include "play_obj.hpp"
 
 namespace {
@@ -126,22 +127,11 @@ py::list layout_list(const CompactLayout& L) {
   return l;
 }
 
-/// The part of a Game's compact row that changes only with a decision, a re-deal, a bomb or the
-/// end of the hand (ddz.encode caches one per factors dict of the Game).
-struct GameStatic {
-  RulesPtr rules;
-  CompactLayout L{};
-  int decisions = 0;
-  int landlord = -1;
-  uint8_t shown = 0;  // every face-up seat; the observer's own bit is cleared per row
-  uint64_t kitty = 0;
-  std::vector<int8_t> factors;
-  std::vector<int> auction;  // (seat, token) pairs, oldest first
-};
+}  // namespace
 
 /// Writes `seat`'s compact row of a Game: the play state's record (or, before the play, the
-/// hands' words), then the Game blocks of `st` and the seat to act.
-void game_row(const GameStatic& st, py::handle ps_h, py::handle hands_h, int to_act, int seat, int8_t* row) {
+/// hands' words), then the Game blocks of `st` and the seat to act (game_row.hpp).
+void game_row(const GameStatic& st, const PlayStateObj* P, const Counts* hands, int to_act, int seat, int8_t* row) {
   const Rules& r = st.rules->r;
   const CompactLayout& L = st.L;
   const int n = r.players();
@@ -151,16 +141,10 @@ void game_row(const GameStatic& st, py::handle ps_h, py::handle hands_h, int to_
   v.shown = uint8_t(st.shown & ~(1u << seat));
   v.kitty = st.kitty;
   v.kitty_known = st.kitty != 0;
-  if (ps_h.is_none()) {
-    Counts hands[4] = {0, 0, 0, 0};
-    int i = 0;
-    for_each_item(hands_h, "hands", [&](py::handle h, size_t) {
-      if (i < n) hands[i++] = u64_arg(h, "a hand word");
-    });
-    encode_compact_deal(r, L, hands, -1, -1, v, row);
+  if (!P) {
+    static const Counts kNoHands[4] = {0, 0, 0, 0};
+    encode_compact_deal(r, L, hands ? hands : kNoHands, -1, -1, v, row);
   } else {
-    const PlayStateObj* P = play_state_ptr(ps_h.ptr());
-    if (!P) throw ArgumentTypeError("play_state must be a ddz.PlayState or None, not " + type_name(ps_h));
     // The record the encoder reads, from the log (newest first): what each seat played,
     // and the last kHistory actions (a logged move is encoded as track_apply records it).
     Tracked t;
@@ -188,7 +172,17 @@ void game_row(const GameStatic& st, py::handle ps_h, py::handle hands_h, int to_
   }
 }
 
-}  // namespace
+void legal_mask(RulesObj& R, const PlayStateObj* P, const uint8_t* decisions, int k, int8_t* m) {
+  if (P) {  // the play phase: its legal actions
+    MoveBuffer& b = tl_buf;
+    b.clear();
+    legal_actions(R.r, P->s, b);
+    const ActionIndex& ix = R.ix();
+    for (size_t i = 0; i < b.size; ++i) m[ix.id_of(b.data[i])] = 1;
+  }
+  for (int i = 0; i < k; ++i) m[R.pass_id() + 1 + decisions[i]] = 1;
+}
+
 
 
 void register_encode(py::module_& m) {
@@ -290,75 +284,6 @@ void register_encode(py::module_& m) {
       py::arg("rules"), py::arg("decisions"), py::arg("starts"), py::arg("landlords"), py::arg("bomb_limits"),
       py::arg("actions"), py::arg("offsets"), py::arg("seats"), py::arg("shown"), py::arg("kitty"),
       py::arg("out") = py::none(), "The compact encoder core (use ddz.encode.compact_batch).");
-
-  // One Game's row (ddz.encode.compact of a Game): the play state's own log, replayed here with
-  // no arrays in between, and the blocks only the Game knows (to act, landlord, factors, auction).
-  py::class_<GameStatic>(m, "_CompactStatic", "What a Game's compact rows share until a decision, a re-deal, a "
-                         "bomb or the end (ddz.encode builds it; internal).");
-  m.def("_compact_static", [](RulesArg rules, int decisions, int landlord, int shown, uint64_t kitty,
-                              std::vector<int> factors, std::vector<int> auction) {
-        GameStatic st;
-        st.rules = rules_arg(rules);
-        const int n = st.rules->r.players();
-        st.L = compact_layout(st.rules->r, decisions);
-        if (int(factors.size()) > kFactorSlots || auction.size() % 2 || auction.size() > 2 * size_t(kAuctionSteps))
-          throw ArgumentError("too many factor codes or auction steps");
-        for (size_t i = 0; i < auction.size(); i += 2)
-          if (auction[i] < 0 || auction[i] >= n || auction[i + 1] < 0 || auction[i + 1] >= decisions)
-            throw ArgumentError("an auction step out of range");
-        st.decisions = decisions;
-        st.landlord = landlord;
-        st.shown = uint8_t(shown);
-        st.kitty = kitty;
-        st.factors.assign(factors.begin(), factors.end());
-        st.auction = std::move(auction);
-        return st;
-      },
-      py::arg("rules"), py::arg("decisions"), py::arg("landlord"), py::arg("shown"), py::arg("kitty"),
-      py::arg("factors"), py::arg("auction"), "The shared part of a Game's compact rows (use ddz.encode.compact).");
-  m.def("_compact_game", [](const GameStatic& st, py::handle ps_h, py::handle hands_h, int to_act, int seat,
-                            OutArg out_h) {
-        py::array_t<int8_t> out = out_h.is_none() ? py::array_t<int8_t>(py::ssize_t(st.L.total))
-                                                  : out_array<int8_t>(out_h, "out", {st.L.total});
-        game_row(st, ps_h, hands_h, to_act, seat, out.mutable_data());
-        return out;
-      },
-      py::arg("static"), py::arg("play_state"), py::arg("hands"), py::arg("to_act"), py::arg("seat"),
-      py::arg("out") = py::none(), "One Game's compact row (use ddz.encode.compact).");
-  m.def("_observe_game", [](const GameStatic& st, py::handle ps_h, py::handle hands_h, int to_act, int seat,
-                            py::handle legal) {
-        py::array_t<int8_t> row(py::ssize_t(st.L.total));
-        game_row(st, ps_h, hands_h, to_act, seat, row.mutable_data());
-        RulesObj& R = *st.rules;
-        const int pass = R.pass_id();
-        const py::ssize_t size = pass + 1 + st.decisions;
-        py::array_t<int8_t> mask(size);
-        int8_t* m = mask.mutable_data();
-        std::memset(m, 0, size_t(size));
-        if (const PlayStateObj* P = play_state_ptr(legal.ptr())) {  // the play phase: its legal actions
-          MoveBuffer& b = tl_buf;
-          b.clear();
-          legal_actions(R.r, P->s, b);
-          const ActionIndex& ix = R.ix();
-          for (size_t i = 0; i < b.size; ++i) m[ix.id_of(b.data[i])] = 1;
-        } else if (!legal.is_none()) {  // the ids of the decisions offered
-          for_each_item(legal, "legal", [&](py::handle h, size_t) {
-            const long long id = int_arg(h, "a legal action id", 0, size - 1);
-            m[id] = 1;
-          });
-        }
-        // the environments' observation dict itself (its keys made once: it is built every step)
-        static PyObject* const k_obs = PyUnicode_InternFromString("observation");
-        static PyObject* const k_mask = PyUnicode_InternFromString("action_mask");
-        py::dict d;
-        if (PyDict_SetItem(d.ptr(), k_obs, row.ptr()) < 0 || PyDict_SetItem(d.ptr(), k_mask, mask.ptr()) < 0)
-          throw py::error_already_set();
-        return d;
-      },
-      py::arg("static"), py::arg("play_state"), py::arg("hands"), py::arg("to_act"), py::arg("seat"),
-      py::arg("legal"),
-      "{'observation': compact row, 'action_mask': int8 mask over the action ids} of one Game seat: the mask "
-      "marks `legal` (action ids, or the legal actions of a PlayState), all zeros for None (use ddz.envs).");
 
   m.def("_douzero", [](RulesArg rules, py::handle starts, py::handle landlords, py::handle actions, py::handle offsets,
                        py::handle legal_h, py::handle legal_off_h, OutArg out_x, OutArg out_z, OutArg out_actions) {

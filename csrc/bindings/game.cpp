@@ -10,7 +10,9 @@
 
 #include "../ddz/hand.hpp"
 #include "../ddz/snapshot.hpp"
+#include "arrays.hpp"
 #include "common.hpp"
+#include "game_row.hpp"
 #include "physical_obj.hpp"
 #include "play_obj.hpp"
 #include "raw_methods.hpp"
@@ -109,9 +111,17 @@ std::vector<const HistNode*> hist_from(const HandObj& G, uint64_t from) {
   return std::vector<const HistNode*>(v.rbegin(), v.rend());
 }
 
-void start_deal_cards(HandObj& G) {
-  HandDeal d;
-  hand_deal(G.rules->r, G.h, G.h.redeals, d);
+/// Points the hand's deal capture at `d` for the life of the guard (HandState::capture).
+struct Capture {
+  HandState& h;
+  Capture(HandState& hs, HandDeal* d) : h(hs) { h.capture = d; }
+  ~Capture() { h.capture = nullptr; }
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+};
+
+/// The suited cards of a new deal: the deal the core just made (captured, see below).
+void start_deal_cards(HandObj& G, const HandDeal& d) {
   G.ph = d.cards;
   G.kitty_taken = false;
   G.ps = PlayStateObj{G.rules, PlayState(), nullptr, true};
@@ -119,11 +129,11 @@ void start_deal_cards(HandObj& G) {
 }
 
 /// Brings the suited cards and the play state up to the HandState after a decision.
-void sync(HandObj& G, uint64_t redeals_before, bool in_play_before) {
+void sync(HandObj& G, uint64_t redeals_before, bool in_play_before, const HandDeal& dealt) {
   HandState& h = G.h;
   if (h.redeals != redeals_before) {
     push_hist(G, -1, H_REDEAL);
-    if (h.result != HR_VOID) start_deal_cards(G);
+    if (h.result != HR_VOID) start_deal_cards(G, dealt);
     in_play_before = false;
   }
   if (h.kitty_revealed && !G.kitty_taken) {
@@ -151,11 +161,15 @@ void decide(HandObj& G, int token) {
   const uint64_t redeals = h.redeals;
   const bool in_play = h.in_play;
   push_hist(G, h.seat, H_DECIDE, uint8_t(token));
-  hand_decide(G.rules->r, G.setup->o, h, token);
+  HandDeal dealt;  // a re-deal's suited cards, when the decision re-deals
+  {
+    Capture c(h, &dealt);
+    hand_decide(G.rules->r, G.setup->o, h, token);
+  }
   if (!(kLeadsTo[G.variant()][phase][token] & (1u << h.phase)))
     throw std::logic_error(std::string(kDecisionNames[G.variant()][token]) + " led from " + kHandPhaseNames[phase] +
                            " to " + kHandPhaseNames[h.phase] + ", which the phase table does not name");
-  sync(G, redeals, in_play);
+  sync(G, redeals, in_play, dealt);
 }
 
 /// Applies a checked play or pass (`reading` as check_action read it) of the seat to act.
@@ -185,10 +199,11 @@ PyObject* play(HandObj& G, PyObject* action) {
   if (why != Illegal::None) throw IllegalActionError(msg, why);
   PyObject* token;
   if (pass) {
-    token = PyUnicode_FromStringAndSize("PASS", 4);
+    token = new_ref(g_pass_str);
   } else {
-    std::string text = "PLAY " + names_of(ids);
-    token = PyUnicode_FromStringAndSize(text.data(), Py_ssize_t(text.size()));
+    char text[kPlayTokenMax];
+    std::memcpy(text, "PLAY ", 5);
+    token = PyUnicode_FromStringAndSize(text, Py_ssize_t(5 + names_into(ids, text + 5)));
   }
   if (!token) return nullptr;
   apply_play(G, ids, pass, reading);
@@ -285,6 +300,88 @@ PyObject* hd_legal_action_ids(PyObject* self, PyObject*) {
   });
 }
 
+/// The token of a play or PASS id (a new reference), made once per rules and id.
+PyObject* token_object(RulesObj& R, int id) {
+  const int pass = R.pass_id();
+  if (R.tokens.empty()) R.tokens.assign(size_t(pass) + 1, nullptr);
+  PyObject*& slot = R.tokens[size_t(id)];
+  if (!slot) {
+    if (id == pass) {
+      slot = g_pass_str;
+      Py_INCREF(slot);
+    } else {
+      char text[5 + 40];
+      std::memcpy(text, "PLAY ", 5);
+      size_t len = 5;
+      const Counts c = enc_cards(R.plays()[size_t(id)]);
+      for (int r = 0; r < kRanks; ++r)
+        for (int k = count_of(c, r); k; --k) text[len++] = kRankChars[r];
+      slot = PyUnicode_InternFromString(std::string(text, len).c_str());
+      if (!slot) return nullptr;
+    }
+  }
+  Py_INCREF(slot);
+  return slot;
+}
+
+/// legal_tokens(): the legal actions of the seat to act as tokens (decisions in the auction
+/// phases, "PLAY <ranks>" and "PASS" in the play phase, in legal_action_ids() order).
+PyObject* hd_legal_tokens(PyObject* self, PyObject*) {
+  HandObj* G = hand_ptr(self);
+  if (!G) return nullptr;
+  return raw_call([G]() -> PyObject* {
+    const HandState& h = G->h;
+    if (h.phase == HP_OVER) return PyList_New(0);
+    if (h.phase != HP_PLAY) {
+      uint8_t t[6];
+      const int k = offered(*G, t);
+      PyObject* out = PyList_New(k);
+      if (!out) return nullptr;
+      for (int i = 0; i < k; ++i) PyList_SET_ITEM(out, i, new_ref(g_token_names[G->variant()][t[i]]));
+      return out;
+    }
+    RulesObj& R = *G->rules;
+    MoveBuffer& b = tl_buf;
+    b.clear();
+    legal_actions(R.r, G->ps.s, b);
+    const ActionIndex& ix = R.ix();
+    PyObject* out = PyList_New(Py_ssize_t(b.size));
+    if (!out) return nullptr;
+    for (size_t i = 0; i < b.size; ++i) {
+      PyObject* t = token_object(R, ix.id_of(b.data[i]));
+      if (!t) {
+        Py_DECREF(out);
+        return nullptr;
+      }
+      PyList_SET_ITEM(out, Py_ssize_t(i), t);
+    }
+    return out;
+  });
+}
+
+/// apply_id(action): the common case of Game.apply, an action id (a Python int) with no seat
+/// given: a play or PASS in the play phase (checked: an illegal one raises IllegalAction and
+/// changes nothing), or a decision offered now; returns the recorded token. Anything else
+/// returns None and changes nothing (Game then checks it in full and words its error).
+PyObject* hd_apply_id(PyObject* self, PyObject* action) {
+  HandObj* G = hand_ptr(self);
+  if (!G) return nullptr;
+  return raw_call([G, action]() -> PyObject* {
+    if (!PyLong_CheckExact(action)) Py_RETURN_NONE;
+    int overflow = 0;
+    const long long a = PyLong_AsLongLongAndOverflow(action, &overflow);
+    if (overflow || a < 0) Py_RETURN_NONE;
+    const long long pass = G->rules->pass_id();
+    HandState& h = G->h;
+    if (h.phase == HP_PLAY) return a <= pass ? play(*G, action) : new_ref(Py_None);
+    if (h.phase == HP_OVER || a <= pass || a > pass + kDecisionCount[G->variant()]) Py_RETURN_NONE;
+    const int k = int(a - pass - 1);
+    if (!is_offered(*G, k)) Py_RETURN_NONE;
+    decide(*G, k);
+    return new_ref(g_token_names[G->variant()][k]);
+  });
+}
+
 /// decide_id(action, seat): the common case of a decision, the id (a Python int) of a token
 /// the seat to act is offered now (`seat` None or that seat): applies it and returns its token;
 /// anything else returns None and changes nothing (Game then checks it in full).
@@ -341,6 +438,11 @@ PyMethodDef hd_methods[] = {
     {"decide_id", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(hd_decide_id)), METH_FASTCALL,
      "decide_id(self, action: object, seat: int | None) -> str | None\n\nApplies the id of a decision offered to "
      "the seat to act (seat None or that seat) and returns its token; otherwise None, nothing changed."},
+    {"legal_tokens", hd_legal_tokens, METH_NOARGS,
+     "legal_tokens(self) -> list[str]\n\nThe legal actions of the seat to act as tokens, in legal_action_ids() order."},
+    {"apply_id", hd_apply_id, METH_O,
+     "apply_id(self, action: object) -> str | None\n\nApplies an action id of the seat to act (a legal play or "
+     "PASS, or an offered decision) and returns its token; None (nothing changed) for anything else."},
     {"play", hd_play, METH_O,
      "play(self, action: object) -> str\n\nPlays real cards for the seat to act (as PhysicalHands.play) and returns "
      "the recorded token; an illegal play raises ddz.IllegalAction and changes nothing."},
@@ -380,11 +482,24 @@ PhysicalHands physical_from_order(const Rules& r, const std::vector<uint8_t>& or
   return h;
 }
 
+/// Reads the rules' auction and score options into the rules' core object, once.
+void read_hand_options(RulesObj& r, py::handle options) {
+  if (r.hand) return;
+  py::dict full;  // a copy: the rules' own options (another variant's are not read)
+  for (auto kv : py::dict(py::reinterpret_borrow<py::object>(options))) full[kv.first] = kv.second;
+  r.hand = std::make_shared<const HandOptions>(hand_options(full));
+  r.timeout_bot = full.contains("timeout_policy") && py::str(full["timeout_policy"]).cast<std::string>() == "bot";
+}
+
 /// A new hand of `su` (its first deal dealt).
 HandObj new_hand(const RulesPtr& rp, std::shared_ptr<const GameSetup> su) {
   HandObj G{rp, su, HandState(), PhysicalHands(), false, PlayStateObj{rp, PlayState(), nullptr, true}, nullptr, 0};
-  hand_start(rp->r, su->o, G.h, su->seed, &su->deals);
-  start_deal_cards(G);
+  HandDeal dealt;
+  {
+    Capture c(G.h, &dealt);  // the core deals once; the Game keeps that deal's suited cards
+    hand_start(rp->r, su->o, G.h, su->seed, &su->deals);
+  }
+  start_deal_cards(G, dealt);
   return G;
 }
 
@@ -428,6 +543,42 @@ py::tuple outcome_tuple(int n, const HandOutcome& out) {
 }
 
 const PlayState* play_of(const HandObj& G) { return G.h.in_play ? &G.ps.s : nullptr; }
+
+// ---- the compact observation (game_row.hpp; docs/encodings.md) -------------------------
+
+/// The blocks of a Game's rows that only the whole hand knows: the landlord, the face-up seats,
+/// the kitty once revealed, the factors' codes (the core's, as the vector env's) and the last
+/// decisions of this deal.
+GameStatic static_of(const HandObj& G) {
+  const Rules& r = G.rules->r;
+  const HandState& h = G.h;
+  GameStatic st;
+  st.rules = G.rules;
+  st.decisions = kDecisionCount[G.variant()];
+  st.L = compact_layout(r, st.decisions);
+  st.landlord = h.landlord == kNone ? -1 : h.landlord;
+  st.shown = h.shown;
+  st.kitty = h.kitty_revealed ? counts_of_ids(G.ph.kitty) : 0;
+  st.factors.assign(kFactorSlots, 0);
+  hand_factor_codes(r, G.setup->o, h, h.in_play ? &G.ps.s : nullptr, st.factors.data());
+  const int first = h.ndec > kAuctionSteps ? h.ndec - kAuctionSteps : 0;
+  for (int a = first; a < h.ndec; ++a) {
+    const int k = a % kAuctionSteps;
+    st.auction.push_back(h.dec_seat[k]);
+    st.auction.push_back(h.dec_tok[k]);
+  }
+  return st;
+}
+
+/// `seat`'s compact row of the hand now (ddz.encode.compact of a Game).
+void hand_row(const HandObj& G, int seat, int8_t* row) {
+  const HandState& h = G.h;
+  Counts hands[4] = {0, 0, 0, 0};
+  if (!h.in_play && h.dealt)
+    for (int p = 0; p < G.ph.n; ++p) hands[p] = counts_of_ids(G.ph.held[p]);
+  const int to_act = h.phase == HP_OVER ? -1 : h.phase == HP_PLAY ? int(G.ps.s.seat) : int(h.seat);
+  game_row(static_of(G), h.in_play ? &G.ps : nullptr, hands, to_act, seat, row);
+}
 
 // ---- snapshots (csrc/ddz/snapshot.hpp; docs/records.md) ----------------------------------
 
@@ -537,23 +688,16 @@ void replay(HandObj& G, const Snapshot& s) {
 /// Rules by snapshot key, interned: a process holds one Rules value per key (bounded; Python's
 /// resolver makes a missing one and raises ddz.RecordError for a key it cannot read).
 PyObject* g_rules_resolver = nullptr;  // a strong reference, never released (no destructor at exit)
-struct KeyedRules {
-  py::object rules;
-  HandOptions o;
-  bool timeout_bot;
-};
-std::unordered_map<std::string, KeyedRules>* g_rules_by_key = nullptr;
+std::unordered_map<std::string, py::object>* g_rules_by_key = nullptr;
 
-const KeyedRules& rules_of_key(const std::string& key) {
-  if (!g_rules_by_key) g_rules_by_key = new std::unordered_map<std::string, KeyedRules>();  // lives to the end
+py::object rules_of_key(const std::string& key) {
+  if (!g_rules_by_key) g_rules_by_key = new std::unordered_map<std::string, py::object>();  // lives to the end
   auto it = g_rules_by_key->find(key);
   if (it != g_rules_by_key->end()) return it->second;
   if (!g_rules_resolver) throw std::logic_error("no rules resolver is set (ddz.core.rules sets it)");
   py::object rules = py::reinterpret_borrow<py::object>(g_rules_resolver)(py::bytes(key));
-  py::dict options = rules.attr("options");
-  KeyedRules k{rules, hand_options(options), py::str(options["timeout_policy"]).cast<std::string>() == "bot"};
   if (g_rules_by_key->size() >= 256) g_rules_by_key->clear();  // hostile keys cannot grow it without bound
-  return g_rules_by_key->emplace(key, std::move(k)).first->second;
+  return g_rules_by_key->emplace(key, rules).first->second;
 }
 
 /// A hand rebuilt from snapshot bytes: (the hand, its rules).
@@ -569,13 +713,13 @@ py::tuple load_snapshot(py::handle data) {
   } catch (const SnapshotError& e) {
     raise_record_error(e.what());
   }
-  const KeyedRules& keyed = rules_of_key(s.rules);
-  py::object rules_obj = keyed.rules;
+  py::object rules_obj = rules_of_key(s.rules);
   RulesPtr rp = rules_arg(rules_obj);
   if (rp->r.variant != s.variant) raise_record_error("not a ddz snapshot: its rules are of another variant");
   auto su = std::make_shared<GameSetup>();
-  su->o = keyed.o;
-  su->timeout_bot = keyed.timeout_bot;
+  read_hand_options(*rp, rules_obj.attr("options"));
+  su->o = *rp->hand;
+  su->timeout_bot = rp->timeout_bot;
   su->seed = s.seed;
   su->base = s.base;
   su->imult = s.imult;
@@ -596,6 +740,26 @@ py::tuple load_snapshot(py::handle data) {
                        std::to_string(used));
   return py::make_tuple(py::cast(std::move(G)), rules_obj);
 }
+
+/// _new_hand(rules, options, seed): a seeded hand at the stakes of 1, the common ddz.Game(rules,
+/// seed), made without pybind11's constructor dispatch (a raw function, raw_methods.hpp).
+PyObject* new_seeded_hand(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  return raw_call([args, nargs]() -> PyObject* {
+    if (nargs != 3) throw ArgumentTypeError("_new_hand(rules, options, seed) takes 3 arguments");
+    RulesPtr rp = rules_arg(args[0]);
+    read_hand_options(*rp, args[1]);
+    auto su = std::make_shared<GameSetup>();
+    su->o = *rp->hand;
+    su->timeout_bot = rp->timeout_bot;
+    su->seed = u64_arg(args[2], "seed");
+    return py::cast(new_hand(rp, su)).release().ptr();
+  });
+}
+
+PyMethodDef g_new_hand_def = {
+    "_new_hand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(new_seeded_hand)), METH_FASTCALL,
+    "_new_hand(rules, options, seed) -> ddz._core._WholeHand\n\nA seeded hand at the stakes of 1 (ddz.Game's common "
+    "case)."};
 
 }  // namespace
 
@@ -677,10 +841,9 @@ void register_game(py::module_& m) {
                        IntArg ftd_h, IntArg base_h, IntArg imult_h) {
              RulesPtr rp = rules_arg(rules);
              auto su = std::make_shared<GameSetup>();
-             py::dict full;  // a copy: the rules' own options (another variant's are not read)
-             for (auto kv : py::dict(py::reinterpret_borrow<py::object>(options))) full[kv.first] = kv.second;
-             su->o = hand_options(full);
-             su->timeout_bot = full.contains("timeout_policy") && py::str(full["timeout_policy"]).cast<std::string>() == "bot";
+             read_hand_options(*rp, options);
+             su->o = *rp->hand;
+             su->timeout_bot = rp->timeout_bot;
              // the room's stakes (Game checks them: 1..10**12); the core's scores hold no stake
              // (HandOptions), the snapshot does
              su->base = uint64_t(int_arg(base_h, "base", 1, (long long)kMaxOptionValue));
@@ -719,6 +882,42 @@ void register_game(py::module_& m) {
             hand_escape_outcome(G.rules->r, G.setup->o, G.h, play_of(G), G.h.dealt ? held : nullptr, seat, out);
             return outcome_tuple(G.rules->r.players(), out);
           }, py::arg("seat"), "the outcome of `seat` escaping now (TWOP, BENGBU4: the hand ends with it)")
+      .def("encode", [](const HandObj& G, IntArg seat_h, OutArg out_h) {
+            const int seat = seat_in(G, seat_h);
+            const CompactLayout L = compact_layout(G.rules->r, kDecisionCount[G.variant()]);
+            py::array_t<int8_t> out = out_h.is_none() ? py::array_t<int8_t>(py::ssize_t(L.total))
+                                                      : out_array<int8_t>(out_h, "out", {L.total});
+            hand_row(G, seat, out.mutable_data());
+            return out;
+          }, py::arg("seat"), py::arg("out") = py::none(), "`seat`'s compact row now (docs/encodings.md)")
+      .def("observe", [](const HandObj& G, IntArg seat_h) {
+            const int seat = seat_in(G, seat_h);
+            RulesObj& R = *G.rules;
+            const int decisions = kDecisionCount[G.variant()];
+            const CompactLayout L = compact_layout(R.r, decisions);
+            py::array_t<int8_t> row(py::ssize_t(L.total));
+            hand_row(G, seat, row.mutable_data());
+            const py::ssize_t size = R.pass_id() + 1 + decisions;
+            py::array_t<int8_t> mask(size);
+            int8_t* m = mask.mutable_data();
+            std::memset(m, 0, size_t(size));
+            const HandState& h = G.h;
+            const int to_act = h.phase == HP_OVER ? -1 : h.phase == HP_PLAY ? int(G.ps.s.seat) : int(h.seat);
+            if (to_act == seat) {
+              uint8_t t[6];
+              const int k = h.phase == HP_PLAY ? 0 : offered(G, t);
+              legal_mask(R, h.phase == HP_PLAY ? &G.ps : nullptr, t, k, m);
+            }
+            // the environments' observation dict itself (its keys made once: it is built every step)
+            static PyObject* const k_obs = PyUnicode_InternFromString("observation");
+            static PyObject* const k_mask = PyUnicode_InternFromString("action_mask");
+            py::dict d;
+            if (PyDict_SetItem(d.ptr(), k_obs, row.ptr()) < 0 || PyDict_SetItem(d.ptr(), k_mask, mask.ptr()) < 0)
+              throw py::error_already_set();
+            return d;
+          }, py::arg("seat"),
+          "{'observation': `seat`'s compact row, 'action_mask': int8 over the action ids, all zeros when another "
+          "seat is to act}")
       .def("factors", [](const HandObj& G) {
             HandOutcome out;
             hand_factors(G.rules->r, G.setup->o, G.h, play_of(G), out);
@@ -899,6 +1098,11 @@ void register_game(py::module_& m) {
             }
           }, "the variant's auction outcome so far: CLASSIC3 (robs, showed, kitty factor); TWOP (showers, 翻身 "
              "(None: not decided), 压迫); BENGBU4 (the base bid or None, the highest bid, open play, bomb limits)");
+  {
+    PyObject* f = PyCFunction_NewEx(&g_new_hand_def, nullptr, m.attr("__name__").ptr());
+    if (!f || PyObject_SetAttrString(m.ptr(), "_new_hand", f) < 0) throw py::error_already_set();
+    Py_DECREF(f);
+  }
   PyObject* cls = m.attr("_WholeHand").ptr();
   g_hand_type = reinterpret_cast<PyTypeObject*>(cls);
   for (PyMethodDef& d : hd_methods) add_raw_method(cls, &d);

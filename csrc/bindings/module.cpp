@@ -226,6 +226,8 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
               R.order.assign(a.data(), a.data() + a.size());
             }
             R.index.reset();
+            for (PyObject* t : R.tokens) Py_XDECREF(t);  // ids change with the order
+            R.tokens.clear();
           }, py::arg("order"),
           "Number the plays in this order (a permutation of the rule-ordered action space, checked when first "
           "used), or in the rule order with None: a peer's own action ids.");

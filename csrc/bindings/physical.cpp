@@ -124,13 +124,24 @@ py::list id_list(IdSet s) {
 }
 
 std::string names_of(IdSet s) {
-  std::string out;
-  while (s) {
-    if (!out.empty()) out += ' ';
-    out += card_name(lowest_id(s));
-    s &= s - 1;
+  char buf[kPlayTokenMax];
+  return std::string(buf, names_into(s, buf));
+}
+
+size_t names_into(IdSet s, char* out) {
+  size_t n = 0;
+  for (; s; s &= s - 1) {
+    const int id = lowest_id(s), x = id % 54;
+    if (n) out[n++] = ' ';
+    if (x < 52) {
+      out[n++] = kRankChars[x / 4];
+      out[n++] = kSuitChars[x % 4];
+    } else {
+      out[n++] = "BR"[x - 52];
+    }
+    if (id >= 54) out[n++] = '\'';
   }
-  return out;
+  return n;
 }
 
 namespace {

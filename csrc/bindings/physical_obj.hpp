@@ -21,6 +21,11 @@ IdSet card_set(py::handle cards, int decks, std::vector<int>* in_order = nullptr
 py::list id_list(IdSet s);
 /// The names of the ids, ascending, separated by spaces.
 std::string names_of(IdSet s);
+/// The longest "PLAY <names>" of a play: 33 cards of at most 3 characters and a space each.
+constexpr size_t kPlayTokenMax = 5 + 33 * 4;
+/// The names of the ids, ascending, separated by spaces, written to `out` (at least kPlayTokenMax
+/// - 5 bytes); returns their length.
+size_t names_into(IdSet s, char* out);
 /// The cards of a play of the seat to act of `S` (false: PASS), parsed and found in its hand;
 /// `kind` is the reading an action id names (-1: read by §2.0.4). Raises IllegalAction
 /// (MALFORMED, NOT_HELD) and changes nothing.

@@ -417,7 +417,8 @@ void bengbu_decide(const Rules& r, const HandOptions& o, HandState& h, int seat,
 }
 
 void start_deal(const Rules& r, const HandOptions& o, HandState& h) {
-  HandDeal d;
+  HandDeal local;
+  HandDeal& d = h.capture ? *h.capture : local;  // ddz.Game keeps the suited cards
   hand_deal(r, h, h.redeals, d);  // deal k of the hand: k = re-deals so far
   const PhysicalHands& ph = d.cards;
   for (int p = 0; p < 4; ++p) h.hands[p] = p < r.players() ? counts_of_ids(ph.held[p]) : 0;
@@ -464,7 +465,9 @@ void start_deal(const Rules& r, const HandOptions& o, HandState& h) {
 }  // namespace
 
 void hand_start(const Rules& r, const HandOptions& o, HandState& h, uint64_t seed, const HandSetup* setup) {
+  HandDeal* capture = h.capture;
   h = HandState();
+  h.capture = capture;
   h.seed = seed;
   h.setup = setup;
   start_deal(r, o, h);
@@ -599,10 +602,10 @@ void hand_escape_outcome(const Rules& r, const HandOptions& o, const HandState& 
     for (int p = 0; p < 4; ++p) out.limits[p] = h.limits[p];
 }
 
-void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h, int8_t* out) {
+void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h, const PlayState* s, int8_t* out) {
   std::memset(out, 0, kFactorSlots);
-  const int dbl = h.in_play ? doubling(r, o, h, h.t.s) : 0;
-  const bool spr = h.in_play && springs(r, h.t.s);
+  const int dbl = s ? doubling(r, o, h, *s) : 0;
+  const bool spr = s && springs(r, *s);
   switch (r.variant) {
     case 0: {  // rob, show, kitty, bomb, spring
       out[0] = int8_t(log2_floor(classic_rob(o, h)));
@@ -647,7 +650,7 @@ void hand_encode(const Rules& r, const HandOptions& o, const CompactLayout& L, c
     std::memset(out + L.offset[CB_LANDLORD], 0, size_t(L.width[CB_LANDLORD]));
     out[L.offset[CB_LANDLORD] + rel(h.landlord)] = 1;
   }
-  hand_factor_codes(r, o, h, out + L.offset[CB_FACTORS]);
+  hand_factor_codes(r, o, h, h.in_play ? &h.t.s : nullptr, out + L.offset[CB_FACTORS]);
   const int width = kDecisionCount[r.variant] + n;
   const int first = h.ndec > kAuctionSteps ? h.ndec - kAuctionSteps : 0;
   for (int a = first, row = 0; a < h.ndec; ++a, ++row) {

@@ -149,6 +149,7 @@ struct HandState {
   Tracked t;                       // the play, from the play phase on (ddz.Game: its start only, the
                                    // Game's PlayState plays on)
   const HandSetup* setup = nullptr;  // the deals' source besides the seed (owned by the hand's owner)
+  HandDeal* capture = nullptr;     // set by ddz.Game around a call: the suited cards of a deal made then
   Counts hands[4] = {0, 0, 0, 0};  // as dealt; the landlord's with the kitty once taken
   Counts kitty = 0;
   uint64_t seed = 0;               // the ddz.Game seed this hand replays
@@ -228,7 +229,9 @@ int play_doubling(const Rules& r, const HandOptions& o, int bombs, int rockets);
 
 /// The FACTORS block's codes now (ddz.encode.FACTOR_SLOTS: log2 of a doubling factor, 1 for a
 /// flag that applies, the BENGBU4 bid as it is).
-void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h, int8_t* out /* kFactorSlots */);
+/// `s` is the play (h.t.s in the vector env; ddz.Game's own play state), nullptr before it.
+void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h, const PlayState* s,
+                       int8_t* out /* kFactorSlots */);
 
 /// The compact row of `seat`'s view, equal to ddz.encode.compact(game, seat).
 void hand_encode(const Rules& r, const HandOptions& o, const CompactLayout& L, const HandState& h, int seat,

@@ -37,24 +37,37 @@ __all__ = ["Game", "GameResult", "RECORD_FORMAT", "RECORD_VERSION", "kitty_facto
 
 
 class _Spec:
-    """What never changes in a hand, shared by a Game and its clones: the rules and what follows
-    from them, the seed, the room's stakes and the scripted deals (as given, for the record)."""
+    """What never changes in a hand besides its seed (the core holds it), shared by a Game and its
+    clones, and by every seeded hand of one Rules value at the stakes of 1 (``_common_spec``): the
+    rules and what follows from them, the room's stakes and the scripted deals (as given, for the
+    record)."""
 
-    __slots__ = ("rules", "variant", "n", "decks", "pass_id", "seed", "base", "imult", "scripted", "stake",
-                 "bomb_limits")
+    __slots__ = ("rules", "variant", "n", "decks", "pass_id", "base", "imult", "scripted", "stake", "bomb_limits")
 
-    def __init__(self, rules: Rules, seed: int, base: int, imult: int, scripted: Tuple[Dict[str, Any], ...]) -> None:
+    def __init__(self, rules: Rules, base: int, imult: int, scripted: Tuple[Dict[str, Any], ...]) -> None:
         self.rules = rules
-        self.variant = rules.variant
-        self.n = rules.players
-        self.decks = rules.decks
-        self.pass_id = rules.pass_id
-        self.seed = seed
+        self.variant, self.n, self.decks, self.pass_id, self.bomb_limits = _facts(rules)
         self.base = base
         self.imult = imult
         self.scripted = scripted
         self.stake = stake_of(rules, base, imult)  # every score is a multiple of it (ddz.hand.outcome)
-        self.bomb_limits = VARIANT[rules.variant].bomb_limits
+
+
+def _common_spec(rules: Rules) -> _Spec:
+    """The spec of a seeded hand at the stakes of 1, once per Rules value (kept in it)."""
+    spec = rules.__dict__.get("_hand_spec")
+    if spec is None:
+        spec = rules.__dict__["_hand_spec"] = _Spec(rules, 1, 1, ())
+    return spec
+
+
+def _facts(rules: Rules) -> Tuple[str, int, int, int, bool]:
+    """What a hand reads of its rules' variant, once per Rules value (kept in it)."""
+    facts = rules.__dict__.get("_hand_facts")
+    if facts is None:
+        v = VARIANT[rules.variant]
+        facts = rules.__dict__["_hand_facts"] = (v.name, v.players, v.decks, rules.pass_id, v.bomb_limits)
+    return facts
 
 
 def _is_play_form(action: Any) -> bool:
@@ -72,9 +85,9 @@ class Game(TablePolicy):
     module docstring and docs/game.md."""
 
     # the hand (_core._WholeHand), what never changes (_Spec), the table's state, the result
-    # once over, caches (not part of a clone: the factors, the encoder's, the play state's view)
+    # once over, caches (not part of a clone: the factors, the play state's view)
     # and an instance dict (empty: vars(game) works), which clone() does not copy
-    __slots__ = ("_core", "_spec", "_bots", "_clock", "_result", "_fcache", "_encoder_cache", "_psw", "__dict__")
+    __slots__ = ("_core", "_spec", "_bots", "_clock", "_clock_at", "_result", "_fcache", "_psw", "__dict__")
 
     def __init__(self, rules: Rules, seed: Optional[int] = None, *, hands: Optional[Sequence[str]] = None,
                  kitty: Optional[str] = None, aside: Optional[str] = None, first_bidder: Optional[int] = None,
@@ -82,6 +95,19 @@ class Game(TablePolicy):
                  _deals: Optional[List[Dict[str, Any]]] = None) -> None:
         if not isinstance(rules, Rules):
             raise ArgumentTypeError("Game(rules, ...) needs a ddz.Rules")
+        self._bots: Dict[int, Any] = {}
+        self._clock = 0.0  # seconds spent on the decision that was current when the history was
+        self._clock_at = 0  # this long (table.py: every recorded action restarts the clock)
+        self._result: Optional[GameResult] = None
+        self._fcache: Optional[Tuple[Tuple[Any, ...], Tuple[Dict[str, Any], int]]] = None
+        self._psw: Optional[PlayState] = None
+        if (type(seed) is int and 0 <= seed < 2**64 and hands is None and _deals is None and first_bidder is None
+                and first_to_decide is None and kitty is None and aside is None and type(base) is int and base == 1
+                and type(initial_multiplier) is int and initial_multiplier == 1):
+            # the common case, a seeded hand at the stakes of 1: nothing more to check
+            self._spec = _common_spec(rules)
+            self._core = _core._new_hand(rules, rules.options, seed)
+            return
         variant, n = rules.variant, rules.players
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
@@ -103,12 +129,12 @@ class Game(TablePolicy):
                                 "initial multiplier is the option twop_initial_multiplier, BENGBU4's base is the bid")
         if first_to_decide is not None and variant != "two_player":
             raise ArgumentError("first_to_decide exists only in TWOP (the PRE_DEAL phase, docs/rules.md §7)")
-        self._spec = _Spec(rules, seed, base, initial_multiplier, ())
+        self._spec = _Spec(rules, base, initial_multiplier, ())  # _injected_deal reads the rules' facts
         scripted: List[Dict[str, Any]] = [dict(d) for d in _deals] if _deals else []
         if hands is not None:
             if _deals:
                 raise ArgumentError("give hands or a recorded deal list, not both")
-            scripted = [self._injected_deal(hands, kitty, aside, first_bidder, first_to_decide)]
+            scripted = [self._injected_deal(seed, hands, kitty, aside, first_bidder, first_to_decide)]
         elif kitty is not None or aside is not None:
             raise ArgumentError("kitty= and aside= need hands=")
         deals = tuple({"hands": [list(h) for h in d["hands"]], "kitty": list(d["kitty"]),
@@ -116,19 +142,11 @@ class Game(TablePolicy):
                        "first_to_decide": d.get("first_to_decide")} for d in scripted)
         given = [([c for h in d["hands"] for c in h] + d["kitty"] + d["aside"], d["first_bidder"],
                   d["first_to_decide"]) for d in deals]  # each deal's card ids in part order (the core's)
-        self._spec = _Spec(rules, seed, base, initial_multiplier, deals)
+        self._spec = _Spec(rules, base, initial_multiplier, deals)
         overrides = (first_bidder, first_to_decide) if hands is None else (None, None)
         self._core = _core._WholeHand(rules, rules.options, seed, given,
                                       -1 if overrides[0] is None else overrides[0],
                                       -1 if overrides[1] is None else overrides[1], base, initial_multiplier)
-        self._bots: Dict[int, Any] = {}
-        self._clock = 0.0
-        self._result: Optional[GameResult] = None
-        self._fcache: Optional[Tuple[Tuple[Any, ...], Tuple[Dict[str, Any], int]]] = None
-        self._encoder_cache: Optional[Tuple[Any, ...]] = None  # ddz.encode's, keyed by the factors dict
-        self._psw: Optional[PlayState] = None
-        if self._core.is_over:  # BENGBU4: 天炸/天尊 at the deal
-            self._result = self._final_result()
 
     # ---- what never changes ---------------------------------------------------------
     @property
@@ -153,7 +171,7 @@ class Game(TablePolicy):
 
     @property
     def _seed(self) -> int:
-        return self._spec.seed
+        return self._core.seed
 
     @property
     def _base(self) -> int:
@@ -164,16 +182,10 @@ class Game(TablePolicy):
         return self._spec.imult
 
     # ---- dealing ----------------------------------------------------------------
-    def _deal_order(self, deal_index: int) -> Tuple[List[int], int, int]:
-        """Deal ``deal_index`` of this game (0, then one per re-deal) is game ``deal_index`` of
-        the seed's series in the one dealer that ``ddz.deal`` and ``ddz.simulate`` use: the
-        shuffled card ids, the first bidder (simulate's landlord) and TWOP's coin."""
-        return _core.deal_order(self._rules, self._seed, deal_index)
-
-    def _injected_deal(self, hands: Sequence[str], kitty: Optional[str], aside: Optional[str],
+    def _injected_deal(self, seed: int, hands: Sequence[str], kitty: Optional[str], aside: Optional[str],
                        first_bidder: Optional[int], first_to_decide: Optional[int]) -> Dict[str, Any]:
         v = self._variant
-        order, first_seat, coin = self._deal_order(0)
+        order, first_seat, coin = _core.deal_order(self._rules, seed, 0)  # what deal 0 of the seed draws
         if isinstance(hands, str) or not isinstance(hands, (list, tuple)):
             raise ArgumentTypeError(f"hands must be a list of {self._n} hands (str or Cards), one per seat, "
                                     f"not {shown(hands)}")
@@ -321,7 +333,12 @@ class Game(TablePolicy):
 
     @property
     def result(self) -> Optional[GameResult]:
-        return self._result
+        """How the hand ended, once it is over (None before): made from the core's outcome on
+        first use and kept."""
+        result = self._result
+        if result is None and self._core.is_over:
+            result = self._result = self._final_result()
+        return result
 
     @property
     def landlord(self) -> Optional[int]:
@@ -412,12 +429,7 @@ class Game(TablePolicy):
         """The actions of the seat to act, as tokens: decisions (``"CALL"``, ``"BID2"``, …) in
         the bidding phases, ``"PLAY <ranks>"`` and ``"PASS"`` in the play phase; ``[]`` once
         the hand is over."""
-        phase = self._core.phase
-        if phase == "PLAY":
-            return self._play.legal_tokens()
-        if phase == "OVER":
-            return []
-        return list(self._core.decision_tokens())
+        return self._core.legal_tokens()
 
     # ---- action ids (ddz.action_space: plays, PASS, then the decisions) ----------------
     def legal_action_ids(self) -> List[int]:
@@ -454,6 +466,10 @@ class Game(TablePolicy):
         ``IllegalAction`` with code ``NOT_YOUR_TURN``. An illegal action raises the
         ``IllegalAction`` that ``check`` returns and changes nothing."""
         core = self._core
+        if seat is None:  # the common case, an action id: one call into the core
+            token = core.apply_id(action)
+            if token is not None:
+                return token
         if core.phase == "PLAY":  # the core checks and plays real cards in one step
             # only a Python int equal to the seat to act passes unchecked: True, 1.0 or an
             # array equal to it is no seat (_check_turn raises the TypeError twin)
@@ -466,27 +482,19 @@ class Game(TablePolicy):
                 token = core.play(action)
             except IllegalAction as e:
                 raise self._play_error(action, e) from None
-            if core.is_over:
-                self._result = self._final_result()
         else:
             decided = core.decide_id(action, seat)  # an offered decision's id: the common case
             if decided is None:  # anything else: the whole check, with its errors
                 token = self._apply(self._validate(action, seat))
             else:
                 token = decided
-                if core.is_over:
-                    self._result = self._final_result()
-        self._clock = 0.0
         return token
 
     def _play_checked(self, action: Any) -> str:
         """Plays a play or pass (cards, a Move, a token or a play's id) that the core checks as it
         applies it (raising IllegalAction, nothing changed); the core records (seat, token) in
-        the history, ends the hand or enters TWOP's 翻身 decision. Then the hand is scored."""
-        token = self._core.play(action)
-        if self._core.is_over:
-            self._result = self._final_result()
-        return token
+        the history, ends the hand or enters TWOP's 翻身 decision."""
+        return self._core.play(action)
 
     def _id_action(self, aid: Any) -> Any:
         """What an action id stands for: in the play phase a play's or PASS's id stays an int
@@ -553,8 +561,6 @@ class Game(TablePolicy):
         """Applies a checked decision of the seat to act: the core records it and takes the
         transition of its phase table (re-dealing when the auction says so)."""
         self._core.decide(token)
-        if self._core.is_over:
-            self._result = self._final_result()
 
     def _finish(self, result: GameResult) -> None:
         """Ends the hand with ``result`` (an escape)."""
@@ -599,13 +605,19 @@ class Game(TablePolicy):
             "legal_actions": self.legal_actions() if to_act == seat else [],
         }
 
-    def _encoder_view(self) -> Tuple[Optional[int], set, int, List[Tuple[int, str]]]:
-        """What ``ddz.encode.compact`` reads of the Game besides the play state and the hands,
-        without building ``observation()``: the landlord, the face-up seats, the kitty's word
-        once revealed (else 0) and this deal's decisions."""
-        core = self._core
-        kitty = core.kitty_cards.word if core.kitty_revealed else 0
-        return core.landlord, self._visible_seats(), kitty, core.decisions()
+    def encode(self, seat: int, out: Optional["np.ndarray"] = None) -> "np.ndarray":
+        """The compact encoding (int8, ``ddz.encode.compact_layout(rules)``; docs/encodings.md) of
+        what ``seat`` may see now, written by the core from the whole hand: the seat's cards and
+        the public play, the auction of the current deal, the factors, the face-up hands and the
+        kitty once revealed. Into ``out`` (an int8 array of the row's width) when given.
+        ``ddz.encode.compact(game, seat)`` is the same row."""
+        return self._core.encode(self._check_seat(seat), out)
+
+    def observation_arrays(self, seat: int) -> Dict[str, "np.ndarray"]:
+        """``{"observation": encode(seat), "action_mask": ...}`` in one call: the row, and an int8
+        mask over ``rules.num_actions`` that marks the seat's legal action ids (all zeros when
+        another seat is to act), as PettingZoo's and Gymnasium's environments observe."""
+        return self._core.observe(self._check_seat(seat))
 
     def _factors_now(self) -> Tuple[Dict[str, Any], int]:
         """(the factors by name, the multiplier) now, as the core counts them, computed again only
@@ -647,7 +659,7 @@ class Game(TablePolicy):
             "rules": {"variant": self._variant, "options": dict(self._rules.options)},
             "seed": self._seed, "base": self._base, "initial_multiplier": self._imult,
             "deals": deals, "actions": self._action_log(),
-            "result": self._result.to_dict() if self._result else None,
+            "result": result.to_dict() if (result := self.result) is not None else None,
         }, ensure_ascii=False, sort_keys=True)
 
     def _action_log(self) -> List[Dict[str, Any]]:
@@ -681,8 +693,9 @@ class Game(TablePolicy):
         bots = self._bots
         new._bots = copy.deepcopy(bots) if bots else {}
         new._clock = self._clock
+        new._clock_at = self._clock_at
         new._result = self._result  # a GameResult is frozen
-        new._fcache = new._encoder_cache = new._psw = None
+        new._fcache = new._psw = None
         return new
 
     def __copy__(self) -> "Game":
@@ -694,7 +707,7 @@ class Game(TablePolicy):
     def __reduce__(self) -> Tuple[Any, ...]:
         """Pickled as its snapshot (``snapshot()``: replayed by the core on load) plus the table
         state a snapshot does not hold: the bots and the time spent on the current decision."""
-        return (_game_from_snapshot, (self.snapshot(), self._bots or None, self._clock))
+        return (_game_from_snapshot, (self.snapshot(), self._bots or None, self._spent()))
 
     def snapshot(self) -> bytes:
         """The hand as compact bytes (docs/records.md, "Snapshots"): its rules, seed, stakes, the
@@ -722,13 +735,13 @@ class Game(TablePolicy):
         g: Game = _object_new(Game)
         g._core = core
         base, imult = core.stakes
-        g._spec = _Spec(rules, core.seed, base, imult, tuple(core.scripted()))
+        scripted = tuple(core.scripted())
+        g._spec = _common_spec(rules) if base == imult == 1 and not scripted else _Spec(rules, base, imult, scripted)
         g._bots = {}
         g._clock = 0.0
+        g._clock_at = 0
         g._result = None
-        g._fcache = g._encoder_cache = g._psw = None
-        if core.is_over:
-            g._result = g._final_result()
+        g._fcache = g._psw = None
         escaped = core.escaped
         if escaped and not core.escape_ends:  # CLASSIC3: a bot plays an escaped seat (escape() gave it)
             for seat in range(rules.players):
@@ -753,6 +766,7 @@ def _game_from_snapshot(data: bytes, bots: Optional[Dict[int, Any]], clock: floa
     if bots:
         g._bots = dict(bots)
     g._clock = clock
+    g._clock_at = g._core.history_size
     return g
 
 
@@ -761,6 +775,7 @@ def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:
     g = Game.from_json(record)
     g._bots = dict(bots)
     g._clock = clock
+    g._clock_at = g._core.history_size
     return g
 
 _object_new = object.__new__

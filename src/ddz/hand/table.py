@@ -29,7 +29,8 @@ class TablePolicy:
         __slots__ = ()
 
     _bots: Dict[int, Any]
-    _clock: float
+    _clock: float     # seconds spent on the current decision, valid while the history is
+    _clock_at: int    # this long: every recorded action (a play, a decision, TIMEOUT, ESCAPE) restarts it
 
     # Makes the bot that takes a seat given no bot (``set_bot(seat)``) and that decides a
     # timeout under ``timeout_policy="bot"`` for a seat without one. The bots live in the layer
@@ -71,7 +72,11 @@ class TablePolicy:
     @property
     def time_left(self) -> Optional[float]:
         """Seconds left for the current decision (the caller reports time with elapsed())."""
-        return None if self.is_over else max(0.0, self.move_timeout_s - self._clock)
+        return None if self.is_over else max(0.0, self.move_timeout_s - self._spent())
+
+    def _spent(self) -> float:
+        """Seconds spent on the current decision (0 once an action was recorded since)."""
+        return self._clock if self._clock_at == self._core.history_size else 0.0
 
     def elapsed(self, seconds: float) -> Optional[str]:
         """Reports time spent on the current decision. When the decision's time
@@ -83,7 +88,8 @@ class TablePolicy:
         seconds = float(seconds)
         if self.is_over:
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: no decision is timed")
-        self._clock += seconds
+        self._clock = self._spent() + seconds
+        self._clock_at = self._core.history_size
         if self._clock >= self.move_timeout_s:
             return self.timeout()
         return None
@@ -146,8 +152,7 @@ class TablePolicy:
         seat = self._check_seat(seat)
         if self.is_over:
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: nobody can escape it")
-        self._core.note(seat, "ESCAPE")
-        self._clock = 0.0
+        self._core.note(seat, "ESCAPE")  # recorded: the clock restarts
         if not self._core.escape_ends:  # CLASSIC3: a bot plays the seat on (the variant's escape rule)
             if seat not in self._bots:
                 self.set_bot(seat)

@@ -128,98 +128,16 @@ class _Rows:
             np.array(self.kitty, dtype=np.uint64), out)
 
 
-_DECISION_INDEX = {name: {t: k for k, t in enumerate(v.decisions)} for name, v in VARIANT.items()}
-
-
-_CODES: Dict[Tuple[Any, ...], List[int]] = {}  # _factor_codes by (variant, factor items): a few dozen
-
-
-def _factor_codes(variant: str, factors: Mapping[str, Any]) -> List[int]:
-    """The FACTORS block: each slot's value coded as FACTOR_SLOTS says (0 when absent)."""
-    key = (variant, *factors.items())
-    codes = _CODES.get(key)
-    if codes is None:
-        if len(_CODES) > 4096:  # factor values are small products: this never fills in practice
-            _CODES.clear()
-        codes = _CODES[key] = _code_factors(variant, factors)
-    return codes
-
-
-def _code_factors(variant: str, factors: Mapping[str, Any]) -> List[int]:
-    codes = []
-    for name, how in FACTOR_SLOTS[variant]:
-        v = factors.get(name)
-        if v is None:
-            codes.append(0)
-        elif how == "log2":
-            codes.append(int(v).bit_length() - 1)
-        elif how == "flag":  # True (BENGBU4 open play) or a factor other than 1 (TWOP ×5)
-            codes.append(int(v is True or (v is not False and v != 1)))
-        else:
-            codes.append(int(v))
-    return codes
-
-
-def _game_static(g: Any) -> Any:
-    """The part of a Game's rows that holds until its factors dict changes (a decision, a
-    re-deal, a phase, a bomb, the end: ``Game._factors_now``), built once for all its seats.
-    What only the Game knows, all public: the landlord, the factors, the auction of the current
-    deal, the shown hands and the kitty."""
-    factors = g._factors_now()[0]
-    cached = g._encoder_cache
-    if cached is not None and cached[0] is factors:
-        return cached[1]
-    return _new_game_static(g, factors)
-
-
-def _new_game_static(g: Any, factors: Dict[str, Any]) -> Any:
-    landlord, shown_seats, kitty, decisions = g._encoder_view()
-    variant = g.rules.variant
-    index = _DECISION_INDEX[variant]
-    steps: List[int] = []
-    for s, token in decisions[-AUCTION_STEPS:]:
-        steps += (s, index[token])
-    shown = 0
-    for s in shown_seats:
-        shown |= 1 << s
-    static = _core._compact_static(g.rules, len(index), -1 if landlord is None else landlord, shown, kitty,
-                                   _factor_codes(variant, factors), steps)
-    g._encoder_cache = (factors, static)
-    return static
-
-
-def _hand_words(g: Any) -> Sequence[int]:
-    """The hands' rank words before the play (the core reads them from the play state after)."""
-    if g._ps is not None or not g._dealt():
-        return _NO_WORDS
-    return g._core.words()
-
-
-_NO_WORDS: Tuple[int, ...] = ()
-
-
 def _game_row(g: Any, seat: int, out: Optional[npt.NDArray[np.int8]]) -> npt.NDArray[np.int8]:
-    """One Game's row: the core reads the play state (its log) and the seat's own hand, then
-    writes the Game blocks of ``_game_static``."""
-    to_act = g.current_seat
-    return _core._compact_game(_game_static(g), g._ps, _hand_words(g), -1 if to_act is None else to_act, seat, out)
+    """One Game's row, written by the core from the whole hand (``Game.encode``)."""
+    return g.encode(seat, out)
 
 
 def _observation(g: Any, seat: int) -> Dict[str, npt.NDArray[np.int8]]:
     """``{"observation": compact(g, seat), "action_mask": int8 mask of the seat's legal action
-    ids}`` in one core call: the environments' hot path. The mask is all zeros when another
-    seat is to act."""
-    static = _game_static(g)
-    ps = g._ps
-    if g._phase == "PLAY":  # Game.current_seat and legal_action_ids, inlined
-        to_act = ps.current_seat
-        legal: Any = ps if to_act == seat else None  # the core marks the play state's legal actions
-        words: Sequence[int] = _NO_WORDS
-    else:
-        to_act = g._seat
-        legal = g.legal_action_ids() if to_act == seat and to_act is not None else None
-        words = _hand_words(g)
-    return _core._observe_game(static, ps, words, -1 if to_act is None else to_act, seat, legal)
+    ids}`` in one core call (``Game.observation_arrays``): the environments' hot path. The mask is
+    all zeros when another seat is to act."""
+    return g.observation_arrays(seat)
 
 
 def _seat(seat: Any, n: int) -> int:

@@ -103,10 +103,7 @@ class DdzAECEnv(AECEnv):
         """The seat to act becomes the selected agent, with its legal ids in its info."""
         agent = self.possible_agents[seat]
         self.agent_selection = agent
-        g = self._game()
-        ps = g._ps  # in the play phase the play state's ids (Game.legal_action_ids, inlined)
-        ids = ps.legal_actions() if ps is not None and g._phase == "PLAY" else g.legal_action_ids()
-        self.infos[agent] = {"legal_action_ids": ids}
+        self.infos[agent] = {"legal_action_ids": self._game().legal_action_ids()}
 
     def observe(self, agent: str) -> Dict[str, np.ndarray]:
         g = self.game if self.game is not None else self._game()
@@ -128,7 +125,7 @@ class DdzAECEnv(AECEnv):
         seat = self._seat[agent]
         g.apply(action if type(action) is int else action_id(action, self._num_actions), seat)
         self._cumulative_rewards[agent] = 0
-        result = g._result
+        result = g.result
         if result is None:
             # every reward of a hand in progress is 0 (reset sets them; only the end changes
             # them, and it ends the hand), so there is nothing to set or accumulate
