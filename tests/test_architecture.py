@@ -40,3 +40,32 @@ def test_no_stray_modules_at_the_top():
     """The top of the package holds the facade and what docs/architecture.md lists, nothing else."""
     top = sorted(p.name for p in (ROOT / "src" / "ddz").glob("*.py"))
     assert top == ["__init__.py", "_compat.py", "_version.py"], top
+
+
+def test_no_layer_reaches_into_a_games_private_state():
+    """Outside ``ddz.hand`` a Game is read through its public doors (docs/architecture.md): no
+    module touches one of its private attributes (its slots, private methods or properties).
+    ``other._name`` on anything but ``self``/``cls`` with such a name is flagged; the exceptions
+    are attributes of other classes that happen to share a name, listed by file."""
+    import ast
+    from pathlib import Path
+
+    import ddz
+    from ddz.hand.game import Game
+    from ddz.hand.table import TablePolicy
+    private = {n for cls in (Game, TablePolicy) for n in list(vars(cls)) + list(getattr(cls, "__slots__", ()))
+               if n.startswith("_") and not n.startswith("__")}
+    # (file, attribute): another class's attribute of the same name
+    others = {("learn/envs/rlcard_env.py", "_ps")}  # the RLCard game's own play state, not a Game's
+    root = Path(ddz.__file__).resolve().parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("hand/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Attribute) and node.attr in private
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+                    and (rel, node.attr) not in others):
+                found.append(f"{rel}:{node.lineno} .{node.attr}")
+    assert not found, "private attributes of a Game read outside ddz.hand:\n" + "\n".join(found)

@@ -215,3 +215,31 @@ def test_an_option_of_another_type_keeps_its_type():
     h = ddz.Game.from_snapshot(g.snapshot())
     assert type(h.rules.options["twop_initial_multiplier"]) is float
     assert h.result == g.result and [type(s) for s in h.result.scores] == [type(s) for s in g.result.scores]
+
+
+@pytest.mark.parametrize("rules", RULES[:3], ids=repr)
+def test_restart_is_the_hands_start(rules):
+    """Game.restart(): the same rules, seed, stakes and given deals before any action; replaying
+    the hand's actions on it gives the hand again (the server's audit steps through it)."""
+    rng = random.Random(11)
+    for g in (_random_game(rules, 7, rng), ddz.Game.from_json(_random_game(rules, 8, rng).to_json())):
+        start = g.restart()
+        assert start.history == []
+        assert start.to_json() == ddz.Game.from_json(json_start(g)).to_json()
+        for seat, token in g.history:
+            if seat is None:  # the dealer's REDEAL
+                continue
+            if token == "ESCAPE":
+                start.escape(seat)
+            elif token == "TIMEOUT":
+                start._note_timeout()
+            else:
+                start.apply(token)
+        _same(g, start)
+
+
+def json_start(g: ddz.Game) -> str:
+    """The record of ``g``'s start: its record without actions, the deals it holds cut to the first."""
+    import json
+    d = json.loads(g.to_json())
+    return json.dumps({**d, "actions": [], "result": None, "deals": d["deals"][:1]})

@@ -869,6 +869,8 @@ void register_game(py::module_& m) {
            py::arg("rules_key"), "The hand as snapshot bytes (docs/records.md), its rules named by `rules_key`.")
       .def_property_readonly("stakes", [](const HandObj& G) { return py::make_tuple(G.setup->base, G.setup->imult); },
                              "(base, initial multiplier): CLASSIC3's room stakes, (1, 1) elsewhere")
+      .def("restart", [](const HandObj& G) { return new_hand(G.rules, G.setup); },
+           "a new hand at this hand's start: the same rules, seed, stakes and given deals, no action")
       .def("outcome", [](const HandObj& G) {
             HandOutcome out;
             hand_outcome(G.rules->r, G.setup->o, G.h, play_of(G), out);

@@ -89,9 +89,9 @@ def _view(game: Any, seat: Any) -> _View:
     variant = VARIANT[game.rules.variant]
     n, decks = variant.players, variant.decks
     open_table = isinstance(seat, str) and seat == OPEN
-    if not open_table and seat is not None:
-        seat = game._check_seat(seat)
-    obs = game.observation(None if open_table else seat)
+    obs = game.observation(None if open_table else seat)  # checks the seat
+    if not open_table:
+        seat = obs["seat"]  # an int (a numpy integer seat comes back as one)
     dealt = obs["first_bidder"] is not None
     faces: Dict[int, List[str]] = {int(s): list(c) for s, c in obs["shown"].items()}
     kitty_names = obs["kitty"]

@@ -698,6 +698,12 @@ class Game(TablePolicy):
         new._fcache = new._psw = None
         return new
 
+    def restart(self) -> "Game":
+        """A new Game at this hand's start: the same rules, seed, room stakes and given deals (a
+        record's, or injected hands), before any action; the table's bots and clock are not
+        carried over. Replaying this hand's actions on it gives this hand again."""
+        return Game._of_core(self._core.restart(), self._spec.rules)
+
     def __copy__(self) -> "Game":
         return self.clone()
 

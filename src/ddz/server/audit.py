@@ -38,8 +38,7 @@ def observations(record: str) -> Dict[Tuple[Optional[int], int], Dict[str, Any]]
     (``seat=None``: the public view)."""
     d = json.loads(record)
     final = read_game(record)  # checks the whole record first
-    g = Game(final.rules, seed=d["seed"], base=d.get("base", 1), initial_multiplier=d.get("initial_multiplier", 1),
-             _deals=[dict(x) for x in final._deals])
+    g = final.restart()  # the same rules, seed, stakes and deals, before any action
     seats: List[Optional[int]] = [None, *range(final.num_players)]
     out: Dict[Tuple[Optional[int], int], Dict[str, Any]] = {}
 
