@@ -285,12 +285,14 @@ struct type_caster<MoveObj> {
 }  // namespace detail
 }  // namespace pybind11
 
-inline std::string kind_name(int k) {
-  static const char* names[] = {"SOLO", "PAIR", "TRIO", "TRIO_SOLO", "TRIO_PAIR", "STRAIGHT", "PAIR_STRAIGHT",
-                                "TRIO_STRAIGHT", "PLANE_SOLO", "PLANE_PAIR", "FOUR_TWO_SOLO", "FOUR_TWO_PAIR",
-                                "BOMB", "ROCKET", "BOMB4", "BOMB5", "BOMB6", "BOMB7", "BOMB8", "JOKER_BOMB", "PASS"};
-  return (k >= 0 && k <= PASS) ? names[k] : "?";
-}
+/// Each Kind's name (ddz.Kind's members, registered from this table), PASS last.
+inline constexpr const char* kKindNames[] = {
+    "SOLO",     "PAIR",         "TRIO",         "TRIO_SOLO", "TRIO_PAIR", "STRAIGHT", "PAIR_STRAIGHT",
+    "TRIO_STRAIGHT", "PLANE_SOLO", "PLANE_PAIR", "FOUR_TWO_SOLO", "FOUR_TWO_PAIR", "BOMB", "ROCKET",
+    "BOMB4",    "BOMB5",        "BOMB6",        "BOMB7",     "BOMB8",     "JOKER_BOMB", "PASS"};
+static_assert(sizeof kKindNames / sizeof *kKindNames == PASS + 1, "a name for every Kind and PASS");
+
+inline std::string kind_name(int k) { return (k >= 0 && k <= PASS) ? kKindNames[k] : "?"; }
 
 /// The UTF-8 text of a str argument (a str holding lone surrogates is a card error, not a crash).
 inline std::string text_arg(py::handle h, const char* what) {

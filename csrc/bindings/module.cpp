@@ -71,15 +71,11 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
     }
   });
 
-  py::native_enum<Kind>(m, "Kind", "enum.IntEnum", "Combination kinds (docs/rules.md §4)")
-      .value("SOLO", SOLO).value("PAIR", PAIR).value("TRIO", TRIO).value("TRIO_SOLO", TRIO_SOLO)
-      .value("TRIO_PAIR", TRIO_PAIR).value("STRAIGHT", STRAIGHT).value("PAIR_STRAIGHT", PAIR_STRAIGHT)
-      .value("TRIO_STRAIGHT", TRIO_STRAIGHT).value("PLANE_SOLO", PLANE_SOLO).value("PLANE_PAIR", PLANE_PAIR)
-      .value("FOUR_TWO_SOLO", FOUR_TWO_SOLO).value("FOUR_TWO_PAIR", FOUR_TWO_PAIR).value("BOMB", BOMB)
-      .value("ROCKET", ROCKET).value("BOMB4", BOMB4).value("BOMB5", BOMB5).value("BOMB6", BOMB6)
-      .value("BOMB7", BOMB7).value("BOMB8", BOMB8).value("JOKER_BOMB", JOKER_BOMB)
-      .value("PASS", PASS)
-      .finalize();
+  {
+    py::native_enum<Kind> kinds(m, "Kind", "enum.IntEnum", "Combination kinds (docs/rules.md §4)");
+    for (int k = 0; k <= PASS; ++k) kinds.value(kKindNames[k], Kind(k));  // the names are spelled once
+    kinds.finalize();
+  }
 
   py::native_enum<Illegal>(m, "IllegalCode", "enum.IntEnum",
                            "Why an action is illegal: the .code of a ddz.IllegalAction (stable values).")

@@ -361,9 +361,9 @@ bool special_holders(const HandState& h, uint8_t* tianzha, bool* tianzun) {
 
 /// BENGBU4's hand ends at the deal when a seat holds 天炸 or 天尊 (scored by hand_outcome).
 bool bengbu_special(const Rules& r, const HandOptions& o, HandState& h) {
-  uint8_t tz[4];
-  bool tzun[4];
-  if (!special_holders(h, tz, tzun)) return false;
+  uint8_t tianzha[4];
+  bool tianzun[4];
+  if (!special_holders(h, tianzha, tianzun)) return false;
   finish(r, o, h, HR_SPECIAL, nullptr);
   return true;
 }
@@ -373,10 +373,12 @@ void bengbu_landlord_known(const Rules& r, HandState& h, int seat, int base) {
   h.base = uint8_t(base);
   for (int s = 0; s < 4; ++s) h.limits[s] = kUnlimited;  // §2.3.6, from the bid log
   for (int i = 0; i < h.nbids; ++i) {
-    const int s = h.bid_seat[i], tk = h.bid_tok[i], hh = h.bid_high[i];
-    if (s == seat || tk == B_BID3 || tk == B_GRAB) continue;
-    if (tk == B_BID1 || tk == B_BID2) h.limits[s] = 2;
-    else if (tk == B_NO_CALL) h.limits[s] = hh == 3 ? kUnlimited : (hh == 1 || hh == 2) ? 2 : 1;
+    // the bid, and the highest bid before it (a pass after a 3 leaves bombs free, after a 1 or a 2
+    // allows two, before any bid one)
+    const int s = h.bid_seat[i], bid = h.bid_tok[i], high_before = h.bid_high[i];
+    if (s == seat || bid == B_BID3 || bid == B_GRAB) continue;
+    if (bid == B_BID1 || bid == B_BID2) h.limits[s] = 2;
+    else if (bid == B_NO_CALL) h.limits[s] = high_before == 3 ? kUnlimited : (high_before == 1 || high_before == 2) ? 2 : 1;
   }
   take_kitty(h);
   if (h.grab) {  // a grab is always open play (抢牌直接为明牌打)

@@ -42,15 +42,16 @@ class _Spec:
     rules and what follows from them, the room's stakes and the scripted deals (as given, for the
     record)."""
 
-    __slots__ = ("rules", "variant", "n", "decks", "pass_id", "base", "imult", "scripted", "stake", "bomb_limits")
+    __slots__ = ("rules", "variant", "n", "decks", "pass_id", "base", "initial_multiplier", "scripted", "stake",
+                 "bomb_limits")
 
-    def __init__(self, rules: Rules, base: int, imult: int, scripted: Tuple[Dict[str, Any], ...]) -> None:
+    def __init__(self, rules: Rules, base: int, initial_multiplier: int, scripted: Tuple[Dict[str, Any], ...]) -> None:
         self.rules = rules
         self.variant, self.n, self.decks, self.pass_id, self.bomb_limits = _facts(rules)
         self.base = base
-        self.imult = imult
+        self.initial_multiplier = initial_multiplier
         self.scripted = scripted
-        self.stake = stake_of(rules, base, imult)  # every score is a multiple of it (ddz.hand.outcome)
+        self.stake = stake_of(rules, base, initial_multiplier)  # every score is a multiple of it (ddz.hand.outcome)
 
 
 def _common_spec(rules: Rules) -> _Spec:
@@ -87,7 +88,7 @@ class Game(TablePolicy):
     # the hand (_core._WholeHand), what never changes (_Spec), the table's state, the result
     # once over, caches (not part of a clone: the factors, the play state's view)
     # and an instance dict (empty: vars(game) works), which clone() does not copy
-    __slots__ = ("_core", "_spec", "_bots", "_clock", "_clock_at", "_result", "_fcache", "_psw", "__dict__")
+    __slots__ = ("_core", "_spec", "_bots", "_clock", "_clock_at", "_result", "_fcache", "_play_view", "__dict__")
 
     def __init__(self, rules: Rules, seed: Optional[int] = None, *, hands: Optional[Sequence[str]] = None,
                  kitty: Optional[str] = None, aside: Optional[str] = None, first_bidder: Optional[int] = None,
@@ -100,7 +101,7 @@ class Game(TablePolicy):
         self._clock_at = 0  # this long (table.py: every recorded action restarts the clock)
         self._result: Optional[GameResult] = None
         self._fcache: Optional[Tuple[Tuple[Any, ...], Tuple[Dict[str, Any], int]]] = None
-        self._psw: Optional[PlayState] = None
+        self._play_view: Optional[PlayState] = None
         if (type(seed) is int and 0 <= seed < 2**64 and hands is None and _deals is None and first_bidder is None
                 and first_to_decide is None and kitty is None and aside is None and type(base) is int and base == 1
                 and type(initial_multiplier) is int and initial_multiplier == 1):
@@ -178,8 +179,8 @@ class Game(TablePolicy):
         return self._spec.base
 
     @property
-    def _imult(self) -> int:
-        return self._spec.imult
+    def _initial_multiplier(self) -> int:
+        return self._spec.initial_multiplier
 
     # ---- dealing ----------------------------------------------------------------
     def _injected_deal(self, seed: int, hands: Sequence[str], kitty: Optional[str], aside: Optional[str],
@@ -260,9 +261,9 @@ class Game(TablePolicy):
     @property
     def _ps(self) -> Optional[PlayState]:
         """The play state (a view of the hand's), None before the play phase."""
-        ps = self._psw
+        ps = self._play_view
         if ps is None:
-            ps = self._psw = self._core.play_state
+            ps = self._play_view = self._core.play_state
         return ps
 
     @property
@@ -303,12 +304,12 @@ class Game(TablePolicy):
             assert seat is not None, "an escape is a seat's"
             return self._escape_result(seat)
         spec = self._spec
-        return result_of(self._core.outcome(), spec.rules, spec.base, spec.imult)
+        return result_of(self._core.outcome(), spec.rules, spec.base, spec.initial_multiplier)
 
     def _escape_result(self, seat: int) -> GameResult:
         """The result of ``seat`` escaping now (in a variant where an escape ends the hand)."""
         spec = self._spec
-        return result_of(self._core.escape_outcome(seat), spec.rules, spec.base, spec.imult)
+        return result_of(self._core.escape_outcome(seat), spec.rules, spec.base, spec.initial_multiplier)
 
     # ---- protocol ---------------------------------------------------------------
     @property
@@ -373,12 +374,6 @@ class Game(TablePolicy):
         """The play state, once the play phase has started."""
         assert self._ps is not None, "the play phase has not started"
         return self._ps
-
-    @property
-    def _ll(self) -> int:
-        """The landlord seat, once it is known."""
-        assert self._landlord is not None, "no landlord yet"
-        return self._landlord
 
     def _acting(self) -> int:
         seat = self.current_seat
@@ -657,7 +652,7 @@ class Game(TablePolicy):
         return json.dumps({
             "format": RECORD_FORMAT, "version": RECORD_VERSION,
             "rules": {"variant": self._variant, "options": dict(self._rules.options)},
-            "seed": self._seed, "base": self._base, "initial_multiplier": self._imult,
+            "seed": self._seed, "base": self._base, "initial_multiplier": self._initial_multiplier,
             "deals": deals, "actions": self._action_log(),
             "result": result.to_dict() if (result := self.result) is not None else None,
         }, ensure_ascii=False, sort_keys=True)
@@ -695,7 +690,7 @@ class Game(TablePolicy):
         new._clock = self._clock
         new._clock_at = self._clock_at
         new._result = self._result  # a GameResult is frozen
-        new._fcache = new._psw = None
+        new._fcache = new._play_view = None
         return new
 
     def restart(self) -> "Game":
@@ -740,14 +735,15 @@ class Game(TablePolicy):
         """A Game around a hand the core rebuilt."""
         g: Game = _object_new(Game)
         g._core = core
-        base, imult = core.stakes
+        base, initial_multiplier = core.stakes
         scripted = tuple(core.scripted())
-        g._spec = _common_spec(rules) if base == imult == 1 and not scripted else _Spec(rules, base, imult, scripted)
+        g._spec = (_common_spec(rules) if base == initial_multiplier == 1 and not scripted
+                   else _Spec(rules, base, initial_multiplier, scripted))
         g._bots = {}
         g._clock = 0.0
         g._clock_at = 0
         g._result = None
-        g._fcache = g._psw = None
+        g._fcache = g._play_view = None
         escaped = core.escaped
         if escaped and not core.escape_ends:  # CLASSIC3: a bot plays an escaped seat (escape() gave it)
             for seat in range(rules.players):

@@ -235,7 +235,7 @@ def view_record(g: "Game", seat: Optional[int] = None) -> Dict[str, Any]:
                       "first_to_decide": dl["first_to_decide"]})
     return {"format": VIEW_FORMAT, "version": VERSION, "seat": seat,
             "rules": {"variant": g.rules.variant, "options": dict(g.rules.options)},
-            "base": g._base, "initial_multiplier": g._imult,
+            "base": g._base, "initial_multiplier": g._initial_multiplier,
             "deals": deals, "actions": g._action_log(),
             "observation": g.observation(seat),
             "result": g.result.to_dict() if g.result else None}
