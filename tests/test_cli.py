@@ -101,7 +101,7 @@ def test_selfplay_summary_agrees_with_simulate(tmp_path):
 def test_selfplay_in_chunks_equals_one_run():
     r = ddz.Rules.classic()
     whole = ddz.simulate(r, games=3000, seed=7)
-    from ddz._sim import concat
+    from ddz.search.simulate import concat
     parts = concat([ddz.simulate(r, games=1000, seed=7, first_game=k) for k in (0, 1000, 2000)])
     assert np.array_equal(whole.actions, parts.actions) and np.array_equal(whole.winner_side, parts.winner_side)
 
@@ -236,7 +236,7 @@ def test_replay_shows_the_kitty_and_steps(tmp_path):
 
 
 def test_cards_and_factors_on_screen():
-    from ddz._cli_play import format_factors, show_cards
+    from ddz.cli.play import format_factors, show_cards
     assert "♠ʹ" in show_cards(["3s", "3s'", "B'"], 2) and "Bʹ" in show_cards(["B'"], 2)
     assert format_factors({"rob": 2, "show": 1, "kitty": 1, "bomb": 2, "spring": 1}, 4) == \
         "×2 rob · ×2 bomb = ×4"

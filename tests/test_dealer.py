@@ -7,7 +7,7 @@ import pytest
 
 import ddz
 from ddz import _core
-from ddz.cards import card_rank, ranks_of
+from ddz.core.cards import RANKS, card_rank, parse_card_names, ranks_of
 from ddz.variants import VARIANT, VARIANTS
 
 
@@ -83,7 +83,7 @@ def test_physical_and_rank_hands_agree_through_random_hands(name):
                 before = set(g._hands.ids(seat))
                 token = g.apply(rng.choice(acts))
                 if token != "PASS":
-                    played = set(ddz.cards.parse_card_names(token[5:], g.rules.decks))
+                    played = set(parse_card_names(token[5:], g.rules.decks))
                     assert played <= before and set(g._hands.ids(seat)) == before - played
                 ps = g.play_state
                 for s in range(g.num_players):
@@ -112,7 +112,7 @@ def test_two_decks_a_play_by_ranks_takes_the_first_decks_copies_first():
     ids = hands.ids(seat)
     rank = next(v for v in range(13) if sum(1 for c in ids if card_rank(c) == v) >= 2)
     mine = sorted(c for c in ids if card_rank(c) == rank)
-    token = hands.play(ps, "PLAY " + ddz.cards.RANKS[rank] * 2)
+    token = hands.play(ps, "PLAY " + RANKS[rank] * 2)
     assert token == "PLAY " + " ".join(ddz.card_name(c, 2) for c in mine[:2])
     assert hands.ids(seat) == [c for c in ids if c not in mine[:2]]
     assert ps.num_actions == 1

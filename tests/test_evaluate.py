@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import ddz
-from ddz.evaluate import Estimate, HeadToHeadResult, deal_seed, seat_assignments
+from ddz.search.evaluate import Estimate, HeadToHeadResult, deal_seed, seat_assignments
+from ddz.search.simulate import _COLUMNS
 
 FACTORY = {"classic": ddz.Rules.classic, "two_player": ddz.Rules.two_player, "bengbu": ddz.Rules.bengbu}
 
@@ -78,7 +79,7 @@ def test_statistics_are_those_of_the_arrays():
 
 
 def test_wilson_interval():
-    from ddz.evaluate import _wilson
+    from ddz.search.evaluate import _wilson
     lo, hi = _wilson(5, 10)  # the textbook value for 5 of 10
     assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
     assert _wilson(0, 20)[0] == 0.0 and _wilson(20, 20)[1] == 1.0
@@ -196,7 +197,7 @@ def test_python_policy_plays_the_core_deals_and_fills_the_columns():
     core = ddz.simulate(rules, 6, policy="random", seed=4, first_game=3)
     assert res.policy == "lowest" and res.games == 6
     np.testing.assert_array_equal(res.landlord, core.landlord)  # the same deals
-    for f in ddz._sim._COLUMNS:
+    for f in _COLUMNS:
         assert getattr(res, f).dtype == getattr(core, f).dtype and getattr(res, f).shape == (6,)
     for k in range(6):  # replay each game by hand
         hands, landlord = ddz.deal(rules, 4, 3 + k)

@@ -14,6 +14,7 @@ import pytest
 import ddz
 from ddz import _core
 from ddz.bots import RandomBot, RuleBot, SearchBot
+from ddz.core.cards import deck_ids
 from ddz.record import read_view
 from ddz.rooms import ROOMS, settle
 
@@ -209,7 +210,7 @@ def test_kitty_repeating_own_cards():
     other = _obs(seat=1)
     bad = dict(other, kitty=other["cards"][:3])  # the farmer's own cards as the landlord's kitty
     raises(ddz.SampleError, ddz.sample_deals, bad, 5, 0)
-    bad = dict(obs, kitty=[c for c in ddz.cards.deck_ids() if ddz.card_name(c) not in obs["cards"]][:3])
+    bad = dict(obs, kitty=[c for c in deck_ids() if ddz.card_name(c) not in obs["cards"]][:3])
     bad["kitty"] = [ddz.card_name(c) for c in bad["kitty"]]
     raises(ddz.SampleError, ddz.sample_deals, bad, 5, 0)  # the landlord's kitty not in its hand or plays
     raises(ddz.SampleError, ddz.sample_deals, dict(obs, kitty=obs["kitty"][:2]), 5, 0)

@@ -8,7 +8,6 @@ lexicographic order of waiting rank, seat the first admissible one, start again)
 from __future__ import annotations
 
 import ast
-import importlib.util
 import itertools
 import sys
 from fractions import Fraction
@@ -20,15 +19,7 @@ from hypothesis import strategies as st
 
 import ddz
 
-try:
-    from ddz.matchmaking import MATCH_TIERS, Matchmaker
-except ImportError:  # not exported by the installed package yet: load the source file as ddz.matchmaking
-    _path = Path(__file__).resolve().parents[1] / "src" / "ddz" / "matchmaking.py"
-    _spec = importlib.util.spec_from_file_location("ddz.matchmaking", _path)
-    _mod = importlib.util.module_from_spec(_spec)
-    sys.modules["ddz.matchmaking"] = _mod
-    _spec.loader.exec_module(_mod)
-    MATCH_TIERS, Matchmaker = _mod.MATCH_TIERS, _mod.Matchmaker
+from ddz.rooms.matchmaking import MATCH_TIERS, Matchmaker
 
 
 def queue(tier, players, **timing):

@@ -15,6 +15,7 @@ from typing import Any, List, Optional, Tuple
 import pytest
 
 import ddz
+from ddz.hand.scoring import play_multiplier
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reference_scoring as R  # noqa: E402
@@ -201,5 +202,5 @@ def test_the_kitty_factor_and_play_multiplier_are_the_cores():
         for bombs in range(6):
             for rockets in range(min(bombs, 1) + 1):
                 for spring in (False, True):
-                    assert (ddz.scoring.play_multiplier(variant, rules.options, bombs, rockets, spring) ==
+                    assert (play_multiplier(variant, rules.options, bombs, rockets, spring) ==
                             R.play_multiplier(variant, rules.options, bombs, rockets, spring))

@@ -9,6 +9,7 @@ import pytest
 
 import ddz
 from ddz.bots import RandomBot, RuleBot
+from ddz.core.cards import RANKS, card_rank
 
 # TWOP hands without a bomb or rocket: 2 of each rank 3..Q per seat; the rest (K, A, 2, B, R)
 # makes the kitty and the 11 set-aside cards.
@@ -212,7 +213,7 @@ def test_timeout_applies_the_default_action_at_every_phase(variant, phase_defaul
                 if phase in phase_default:
                     assert token == phase_default[phase]
                 elif leading:  # a lead: the single lowest card of the hand
-                    assert len(token.split()) == 2 and ddz.cards.RANKS[ddz.cards.card_rank(
+                    assert len(token.split()) == 2 and RANKS[card_rank(
                         ddz.card_id(token.split()[1], rules.decks))] == lowest
                 else:  # following: pass
                     assert token == "PASS"

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import ddz
-from ddz._ray import chunk_bounds
+from ddz.search.ray_backend import chunk_bounds
+from ddz.search.simulate import _COLUMNS
 
 ray = pytest.importorskip("ray")
 
@@ -32,7 +33,7 @@ def test_simulate_on_ray_equals_local(local_ray):
     for rules, policy in ((ddz.Rules.classic(), "random"), (ddz.Rules.bengbu(), "greedy")):
         local = ddz.simulate(rules, 3000, policy=policy, seed=7, first_game=11)
         remote = ddz.simulate(rules, 3000, policy=policy, seed=7, first_game=11, backend="ray", chunks=5)
-        for f in ddz._sim._COLUMNS:
+        for f in _COLUMNS:
             np.testing.assert_array_equal(getattr(remote, f), getattr(local, f))
         assert remote.games == local.games and remote.seed == local.seed and remote.policy == local.policy
 
@@ -45,7 +46,7 @@ def test_python_policy_on_ray_equals_local(local_ray):
     rules = ddz.Rules.two_player()
     local = ddz.simulate(rules, 40, policy=_first_legal, seed=3)
     remote = ddz.simulate(rules, 40, policy=_first_legal, seed=3, backend="ray", chunks=3)
-    for f in ddz._sim._COLUMNS:
+    for f in _COLUMNS:
         np.testing.assert_array_equal(getattr(remote, f), getattr(local, f))
 
 

@@ -15,7 +15,7 @@ import pytest
 
 import ddz
 from ddz.bots import RandomBot
-from ddz.cards import card_rank, parse_card_names
+from ddz.core.cards import card_rank, parse_card_names
 
 RANKS = "3456789TJQKA2BR"
 

@@ -8,7 +8,7 @@ import pytest
 import ddz
 from ddz import Game, Rules, settle
 from ddz.rooms import ROOMS, Room
-from ddz.scoring import play_multiplier
+from ddz.hand.scoring import play_multiplier
 
 
 def _finished(rules, seed, want=lambda r: True, tries=300):
@@ -95,7 +95,7 @@ def test_results_carry_their_terms():
 def test_play_summary_reads_every_field_of_the_play_state(rules):
     """PlaySummary.of (one core call) gives what the play state's own properties say, at every
     step of random hands (the fields scoring reads: winner, spring, bombs by kind, missiles)."""
-    from ddz.scoring import PlaySummary
+    from ddz.hand.scoring import PlaySummary
     rng = random.Random(7)
     for seed in range(12):
         hands, landlord = ddz.deal(rules, seed, 0)

@@ -1,9 +1,9 @@
-"""Table policy (issue #10 item 7; docs/rules.md §9, §4): the timer, bot seats and escapes
-live in ddz.table, around the hand's state machine, and act only through its actions."""
+"""Table policy (issue #10 item 7; docs/rules.md §9): the timer, bot seats and escapes
+live in ddz.hand.table, around the hand's state machine, and act only through its actions."""
 from pathlib import Path
 
 import ddz
-from ddz import game, table
+from ddz.hand import game, table
 
 
 def test_policy_lives_in_its_own_module():

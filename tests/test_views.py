@@ -12,7 +12,7 @@ import random
 import pytest
 
 import ddz
-from ddz.cards import card_id
+from ddz.core.cards import card_id
 
 
 def _random_game(variant, seed, stop_at):

@@ -252,7 +252,8 @@ struct MoveObj {
 };
 
 /// The generator fixes the kind (the lead reading, or the kind of the play followed); the
-/// key is the highest of that kind, which is the reading §2.0.4 asks for in both cases.
+/// key is the highest of that kind, which is the reading docs/rules.md §4.4 asks for in
+/// both cases.
 inline MoveObj make_move(const RulesPtr& rp, Enc e) {
   if (enc_kind(e) == PASS) {
     Interp it;

@@ -190,7 +190,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
            py::arg("rocket_kickers"), py::arg("cap"), py::arg("max_cards"), py::arg("trio_beside") = true)
       .def_property_readonly("decks", &RulesObj::decks)
       .def_property_readonly("ambiguous", [](const RulesObj& R) { return R.r.ambiguous(); },
-                             "True when relaxed options let one multiset have several readings (§2.0.4)")
+                             "True when relaxed options let one multiset have several readings (docs/rules.md §4.4)")
       .def("action_space", [](RulesPtr rp) {
             const std::vector<Enc>& u = rp->plays();
             py::list out(u.size());
@@ -238,7 +238,7 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
         if (it.kind < 0) return py::none();
         return py::cast(MoveObj{encode(c, it.kind), it, rp});
       }, py::arg("cards"), py::arg("rules"),
-      "The lead reading of `cards` (docs/rules.md §4–§2.0.4), or None if it is no legal combination.");
+      "The lead reading of `cards` (docs/rules.md §4, §4.4), or None if it is no legal combination.");
 
   m.def("legal_moves", [](HandArg hand, RulesArg rules, PrevArg prev) {
         RulesPtr rp = rules_arg(rules);

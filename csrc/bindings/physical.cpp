@@ -151,8 +151,8 @@ int seat_of(const PhysicalObj& P, py::handle h) { return int(int_arg(h, "seat", 
 }  // namespace
 
 /// The cards of a play of the seat to act (false: PASS), parsed and found in its hand; `kind`
-/// is the reading an action id names (-1: read by §2.0.4). Raises IllegalAction (MALFORMED,
-/// NOT_HELD) and changes nothing.
+/// is the reading an action id names (-1: read by docs/rules.md §4.4). Raises IllegalAction
+/// (MALFORMED, NOT_HELD) and changes nothing.
 bool play_cards(const PhysicalHands& H, PlayStateObj& S, py::handle a, IdSet& ids, int& kind) {
   const int seat = S.s.seat;
   const int decks = H.decks;
@@ -345,7 +345,7 @@ void register_physical(py::module_& m) {
 
   py::class_<PhysicalObj>(m, "PhysicalHands",
                           "The suited cards of one hand of play: each seat's card ids, the kitty and the set-aside "
-                          "part (docs/rules.md §1.3). ddz.Game keeps the hands here; the rank-only PlayState beside "
+                          "part (docs/rules.md §1). ddz.Game keeps the hands here; the rank-only PlayState beside "
                           "it is what the rules read.")
       .def(py::init([](RulesArg rules, py::handle hands, py::handle kitty, py::handle aside) {
              RulesPtr rp = rules_arg(rules);

@@ -27,8 +27,8 @@ constexpr size_t kPlayTokenMax = 5 + 33 * 4;
 /// - 5 bytes); returns their length.
 size_t names_into(IdSet s, char* out);
 /// The cards of a play of the seat to act of `S` (false: PASS), parsed and found in its hand;
-/// `kind` is the reading an action id names (-1: read by §2.0.4). Raises IllegalAction
-/// (MALFORMED, NOT_HELD) and changes nothing.
+/// `kind` is the reading an action id names (-1: read by docs/rules.md §4.4). Raises
+/// IllegalAction (MALFORMED, NOT_HELD) and changes nothing.
 bool play_cards(const PhysicalHands& H, PlayStateObj& S, py::handle a, IdSet& ids, int& kind);
 /// Checks a play of real cards against the hands and the play state; fills what apply needs.
 Illegal check_play(const PhysicalHands& H, PlayStateObj& S, py::handle a, IdSet& ids, bool& pass, Interp& reading,

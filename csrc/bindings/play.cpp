@@ -28,7 +28,8 @@ int seat_arg(const PlayStateObj& P, py::handle seat) {
 
 std::string reading_str(const Interp& it) { return kind_name(it.kind); }
 
-/// Converts an action argument; returns false for a pass. `kind` < 0: read by §2.0.4.
+/// Converts an action argument; returns false for a pass. `kind` < 0: read by docs/rules.md
+/// §4.4.
 bool action_arg(PlayStateObj& P, py::handle a, Counts& cards, int& kind) {
   kind = -1;
   if (is_int(a)) {
@@ -325,7 +326,7 @@ void register_play(py::module_& m) {
       .def("missiles", [](const PlayStateObj& P, IntArg seat_h) {
             int seat = seat_arg(P, seat_h);
             return int(P.s.missiles[seat]);
-          }, py::arg("seat"), "BENGBU4 missile units: BOMB7, BOMB8 and JOKER_BOMB plays made whole (§2.3.7)")
+          }, py::arg("seat"), "BENGBU4 missile units: BOMB7, BOMB8 and JOKER_BOMB plays made whole (docs/rules.md §8, \"Missiles\")")
       .def_property_readonly("bomb_limits", [](const PlayStateObj& P) {
             py::list l;
             for (int i = 0; i < P.s.n; ++i)

@@ -1,4 +1,5 @@
-// Classification and comparison of one multiset (RULES.md §2.0.2–§2.0.5).
+// Classification and comparison of one multiset (docs/rules.md §4 "Combinations", §5 "How
+// plays compare").
 // Written for clarity, not speed: the generator never calls it per move.
 #include "core.hpp"
 
@@ -21,7 +22,7 @@ int std_chain_top(uint32_t mask) {
   return lo + popcount(mask) - 1;
 }
 
-/// Trio-chain key of a rank set under the rules' trio domain (§2.0.3), or -1.
+/// Trio-chain key of a rank set under the rules' trio domain (docs/rules.md §4.1 "Chains"), or -1.
 int trio_chain_key(const Rules& r, uint32_t mask) {
   int n = popcount(mask);
   if (n < 2 || n > 12 || (mask & ~kPlainRanks)) return -1;
@@ -143,7 +144,7 @@ Interp classify_as(const Rules& r, Counts c, int kind) {
       }
       break;
     case TRIO_SOLO: case TRIO_PAIR: case FOUR_TWO_SOLO: case FOUR_TWO_PAIR: {
-      if (one_rank) break;  // a set of one rank is only a bomb / trio (§2.0.2)
+      if (one_rank) break;  // a set of one rank is only a bomb / trio (docs/rules.md §4.3)
       bool four = kind == FOUR_TWO_SOLO || kind == FOUR_TWO_PAIR;
       bool pairs = kind == TRIO_PAIR || kind == FOUR_TWO_PAIR;
       if (four ? !r.four_two : (kind == TRIO_SOLO && !r.trio_solo)) break;

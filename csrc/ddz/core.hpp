@@ -1,4 +1,5 @@
-// ddz core: rank-count bitboards, rules as data, move encoding (RULES.md §1, §2.0).
+// ddz core: rank-count bitboards, rules as data, move encoding (docs/rules.md §1 "Cards and
+// notation", §4 "Combinations", §5 "How plays compare").
 // No Python headers here; the bindings live in csrc/bindings/.
 #pragma once
 #include <cstdint>
@@ -59,7 +60,7 @@ static inline int total_cards(Counts c) {
   return int((t * 0x0101010101010101ULL) >> 56);
 }
 
-/// Combination kinds, named as RULES.md §2.0.2.
+/// Combination kinds, named as the `Kind` column of docs/rules.md §4 "Combinations".
 enum Kind : uint8_t {
   SOLO = 0, PAIR, TRIO, TRIO_SOLO, TRIO_PAIR, STRAIGHT, PAIR_STRAIGHT, TRIO_STRAIGHT,
   PLANE_SOLO, PLANE_PAIR, FOUR_TWO_SOLO, FOUR_TWO_PAIR, BOMB, ROCKET,
@@ -85,8 +86,9 @@ static inline Counts enc_cards(Enc e) {
 }
 static inline int enc_kind(Enc e) { return int(e >> 56); }
 
-/// The table layout of each variant (RULES.md §1): the one place these numbers live.
-/// Python reads them through `_core.variant_layouts()` (src/ddz/variants.py).
+/// The table layout of each variant (the variants' table at the top of docs/rules.md): the one
+/// place these numbers live. Python reads them through `_core.variant_layouts()`
+/// (src/ddz/core/variants.py).
 struct Layout {
   const char* name;  // the Python variant name
   int players, decks, hand, kitty, aside;
@@ -98,7 +100,8 @@ inline constexpr Layout kLayouts[3] = {
     {"bengbu", 4, 2, 25, 8, 0, 33},
 };
 
-/// Rules as data: the combination-level options of RULES.md §7 (and compat presets).
+/// Rules as data: the combination-level options of docs/rules.md §11 "Every option" (and
+/// compat presets).
 struct Rules {
   int variant = 0;            // 0 CLASSIC3, 1 TWOP, 2 BENGBU4
   bool two_decks = false;
@@ -118,12 +121,12 @@ struct Rules {
   const Layout& layout() const { return kLayouts[variant]; }
   int max_per_rank() const { return two_decks ? 8 : 4; }
   int max_joker() const { return two_decks ? 2 : 1; }
-  /// Relaxed options can give one multiset several readings (§2.0.4); the generator
+  /// Relaxed options can give one multiset several readings (docs/rules.md §4.4); the generator
   /// still emits each multiset once, from its canonical reading.
   bool ambiguous() const { return cap >= 3 || share || !pairs_distinct; }
   /// Why this option set is outside what the generator supports, or nullptr. Single
   /// kickers (TRIO_SOLO, PLANE_SOLO) and straights exist only with one deck and the
-  /// standard 3..A trio chains, as in every variant of RULES.md §2.
+  /// standard 3..A trio chains, as in every variant (docs/rules.md §4 "Combinations", §4.1).
   const char* error() const {
     if (cap < 1 || cap > max_per_rank()) return "single_kicker_rank_cap out of range";
     if (trio_chain < 0 || trio_chain > 2) return "trio_chain must be 0, 1 or 2";
@@ -138,13 +141,14 @@ struct Interp {
   int kind = -1;
   int key = 0;
   int length = 1;   // chain length (ranks in the chain body), 1 otherwise
-  int body = 0;     // main-body card count (§2.0.4)
+  int body = 0;     // main-body card count (docs/rules.md §4.4)
 };
 
 // ---- classification (classify.cpp) ----
 /// Every interpretation of the multiset (at most one per kind, with the highest key).
 int interpretations(const Rules& r, Counts c, Interp* out);  // returns count (<= kNumKinds)
-/// The canonical lead reading (§2.0.4): largest body, then highest key. kind=-1 if none.
+/// The canonical lead reading (docs/rules.md §4.4): largest body, then highest key.
+/// kind=-1 if none.
 Interp classify(const Rules& r, Counts c);
 /// The reading of `c` as `kind` (highest key); kind=-1 if it has none.
 Interp classify_as(const Rules& r, Counts c, int kind);
@@ -193,7 +197,7 @@ struct MoveBuffer {
 
 // ---- generation (movegen.cpp, compiled per ISA) ----
 /// Leads (top == nullptr) or the plays that beat *top, appended to out; each multiset once,
-/// in its canonical reading (§2.0.4), without sorting.
+/// in its canonical reading (docs/rules.md §4.4), without sorting.
 void generate(const Rules& r, Counts hand, const Interp* top, MoveBuffer& out);
 /// The same count, nothing stored (closed-form kicker counts).
 uint64_t count(const Rules& r, Counts hand, const Interp* top);

@@ -1,5 +1,5 @@
-// Observation encoders (docs/encodings.md, "Observation tensors"; RULES.md §2.1.2, §2.2.2,
-// §2.3.3 say what each seat may see).
+// Observation encoders (docs/encodings.md, "Observation tensors"; what each seat may see:
+// docs/rules.md §3, with the kitty and the shown hands of §6, §7 and §8).
 #include "encode.hpp"
 
 #include <cstring>

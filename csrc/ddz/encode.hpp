@@ -14,8 +14,8 @@ constexpr int kHistory = 15;
 
 /// A play state with the public record the encoders read. `recent[a % kHistory]` holds action
 /// number a (0-based; kPass for a pass); the seat of action a is (landlord + a) mod n, since
-/// the turn always passes to the next seat (RULES.md §1.4, §2.0.1: a trick's owner is the
-/// seat after the n-1 passes).
+/// the turn always passes to the next seat (docs/rules.md §2 "Seats and turns", §3: a trick's
+/// owner is the seat after the n-1 passes).
 struct Tracked {
   PlayState s;
   Counts played[4] = {0, 0, 0, 0};

@@ -1,4 +1,4 @@
-// The suited cards of one hand of play (docs/rules.md §1.3): which physical card ids each
+// The suited cards of one hand of play (docs/rules.md §1): which physical card ids each
 // seat, the kitty and the set-aside part hold. Suits never decide a rule, so this lives
 // beside the rank-only PlayState (the small value that simulation and search copy) and
 // is used only where real cards are dealt and shown (ddz.Game). No Python headers.

@@ -1,4 +1,4 @@
-// Trick play, legality and self-play (RULES.md §2.0.1, §2.0.6, §2.3.6, §2.3.7).
+// Trick play, legality and self-play (docs/rules.md §3; §8 "Bomb limits", "Missiles").
 #include "play.hpp"
 
 #include "deal.hpp"
@@ -49,7 +49,7 @@ void legal_actions(const Rules& r, const PlayState& s, MoveBuffer& out) {
   if (s.over()) return;
   size_t base = out.size;
   generate(r, s.hand[s.seat], s.leading() ? nullptr : &s.top_it, out);
-  if (s.bombs[s.seat] >= s.limit[s.seat]) {  // §2.3.6: no bomb plays beyond the limit
+  if (s.bombs[s.seat] >= s.limit[s.seat]) {  // docs/rules.md §8 "Bomb limits": none beyond the limit
     size_t w = base;
     for (size_t i = base; i < out.size; ++i)
       if (!is_bomb_kind(enc_kind(out.data[i]))) out.data[w++] = out.data[i];

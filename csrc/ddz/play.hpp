@@ -1,6 +1,5 @@
-// The play phase (RULES.md §2.0.1 trick play, §2.0.6 end / spring / anti-spring,
-// §2.3.6 bomb limits, §2.3.7 missile units) as a fixed-size value, plus batched
-// self-play. No Python headers.
+// The play phase (docs/rules.md §3: trick play, the end of a hand, spring and anti-spring;
+// §8: "Bomb limits", "Missiles") as a fixed-size value, plus batched self-play. No Python headers.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -53,8 +52,8 @@ enum class Illegal : uint8_t {
   NotYourTurn, WrongPhase, NotOffered, Malformed, NothingToUndo
 };
 
-/// Checks an action for the seat to act. `kind` < 0 means "read the cards by §2.0.4";
-/// otherwise the action names a reading, which must be the one §2.0.4 gives here.
+/// Checks an action for the seat to act. `kind` < 0 means "read the cards by docs/rules.md
+/// §4.4"; otherwise the action names a reading, which must be the one §4.4 gives here.
 /// On success fills `reading` (kind -1 for a pass).
 Illegal check_action(const Rules& r, const PlayState& s, Counts cards, bool pass, int kind, Interp& reading);
 

@@ -17,7 +17,8 @@ struct SampleSpec {
   Counts known[4] = {};       // a known seat's current hand; for a hidden seat the cards known to be in it
   int draw[4] = {};           // cards a hidden seat holds beyond its known ones
   Counts dealt_extra[4] = {}; // added to a hidden seat's drawn cards, gives the hand it was dealt
-  bool no_special_deal = false;  // BENGBU4 §2.3.2: no hidden seat was dealt 8 of a rank or BBRR
+  // BENGBU4 (docs/rules.md §8 "Special deals"): no hidden seat was dealt 8 of a rank or BBRR
+  bool no_special_deal = false;
 };
 
 enum class SampleStatus : uint8_t { Ok, BadSpec, Rejected };
@@ -28,7 +29,8 @@ enum class SampleStatus : uint8_t { Ok, BadSpec, Rejected };
 SampleStatus sample_deals(const SampleSpec& spec, uint64_t n, uint64_t seed, Counts* out,
                           uint64_t max_tries_per_row = 1000);
 
-/// True when a dealt hand holds 8 of one rank (天炸) or all four jokers (天尊), §2.3.2.
+/// True when a dealt hand holds 8 of one rank (天炸) or all four jokers (天尊), docs/rules.md §8
+/// "Special deals".
 bool special_at_deal(Counts dealt);
 
 }  // namespace ddz

@@ -1,6 +1,7 @@
 // Exact open-hand solver (残局): does the side of the seat to move win with best play?
 // Two sides over 2–4 seats (the farmers cooperate; a side wins when any of its seats goes
-// out), any variant's combination rules, bomb limits (RULES.md §2.0.1, §2.0.6, §2.3.6).
+// out), any variant's combination rules, bomb limits (docs/rules.md §3 tricks and the end of
+// a hand, §8 "Bomb limits").
 // No Python headers.
 #pragma once
 #include <chrono>

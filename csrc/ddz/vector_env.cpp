@@ -1,5 +1,6 @@
-// The vectorized environment (vector_env.hpp; whole hands: hand.cpp; the play phase: RULES.md
-// §2.0.1 play, §2.0.6 spring, §2.1.7 / §2.2.7 bomb doubling, §2.3.9-A missiles, §2.3.6 bomb limits).
+// The vectorized environment (vector_env.hpp; whole hands: hand.cpp; the play phase: docs/rules.md
+// §3 play, spring and anti-spring, "The multiplier" of §6 / §7 bomb doubling, §8 "Bomb limits",
+// "Missiles" and "Scoring, in points").
 #include "vector_env.hpp"
 
 #include <cstring>
@@ -119,7 +120,9 @@ void VectorEnv::score(const Table& tb, float* reward) const {
   const PlayState& s = tb.t.s;
   const int n = s.n, L = s.landlord;
   const bool won = s.landlord_won();
-  if (r_.variant == 2) {  // §2.3.9-A with base 1, closed play: missiles shift, the loser never receives
+  // BENGBU4: docs/rules.md §8 "Scoring, in points" with base 1, closed play: missiles shift,
+  // the loser never receives
+  if (r_.variant == 2) {
     float total = 0;
     for (int f = 0; f < n; ++f) {
       if (f == L) continue;

@@ -72,7 +72,8 @@ _LAZY_SUBMODULES = frozenset({"envs", "peers", "openspiel_ids", "record", "draw"
 
 
 def __getattr__(name: str) -> object:
-    if name in _LAZY_SUBMODULES:
+    # a deprecated old path (ddz.cards, ...) is imported here, through _compat's finder, which warns
+    if name in _LAZY_SUBMODULES or f"{__name__}.{name}" in _compat.DEPRECATED:
         import importlib
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'ddz' has no attribute {name!r}")

@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 import ddz
+from ddz.core.cards import RANKS, card_rank, parse_card_names
 from ddz.rooms import ROOMS, Room, settle
 from ddz.variants import VARIANT
 
@@ -220,7 +221,7 @@ def t_playstate(data: bytes) -> None:
         deck = [r for r in range(15) for _ in range((_DECK2 if rules.decks == 2 else _DECK1)[r])]
         random.Random(d.int(0, 2**32)).shuffle(deck)
         size = d.int(1, len(deck) // n)
-        hands = ["".join(ddz.cards.RANKS[r] for r in deck[i * size:(i + 1) * size]) for i in range(n)]
+        hands = ["".join(RANKS[r] for r in deck[i * size:(i + 1) * size]) for i in range(n)]
     landlord = d.choice([0, 1, 2, 3, -1, 4, "0", None, 2**70])
     limits = None if d.int(0, 2) else [d.choice([None, 0, 1, 2, 254, 255, -1, 1.5, "1"]) for _ in range(d.int(3, 5))]
     ps = guarded(lambda: ddz.PlayState(hands, landlord, rules, bomb_limits=limits))
@@ -533,7 +534,7 @@ def _small_position(d: Data, rules: ddz.Rules) -> List[str]:
     sizes = [d.int(1, 6) for _ in range(n)]
     out, at = [], 0
     for s in sizes:
-        out.append("".join(ddz.cards.RANKS[r] for r in sorted(deck[at:at + s])))
+        out.append("".join(RANKS[r] for r in sorted(deck[at:at + s])))
         at += s
     return out
 
@@ -632,7 +633,7 @@ def _check_deals(rows: Any, obs: Dict[str, Any], n: int, decks: int) -> None:
     deck = _deck_counts(decks)
 
     def word(cards: Any) -> int:  # card names or ids, as the sampler reads them
-        return sum(1 << (4 * ddz.cards.card_rank(c)) for c in ddz.cards.parse_card_names(list(cards), decks))
+        return sum(1 << (4 * card_rank(c)) for c in parse_card_names(list(cards), decks))
 
     own = word(obs["cards"])
     played = [0] * 15
@@ -841,7 +842,7 @@ def t_encoders(data: bytes) -> None:
         legal: Any = None
         if rare(d, 2):
             moves = list(ps.legal_moves())[:8]
-            legal = [[] if m.is_pass else [ddz.encode._DZ_CARD[ddz.cards.RANKS.index(c)] for c in str(m)]
+            legal = [[] if m.is_pass else [ddz.encode._DZ_CARD[RANKS.index(c)] for c in str(m)]
                      for m in moves]
             if rare(d, 3):
                 legal = _mutate_json(d, legal)

@@ -1,4 +1,5 @@
-"""Physical (suited) cards: ids, names, and their rank multisets (docs/rules.md §1, §1.3).
+"""Physical (suited) cards: ids, names, and their rank multisets (docs/rules.md §1, "Cards and
+notation").
 
 Suits never matter for a rule; they exist for dealing, display and "does this seat hold
 these exact cards". One deck: ids 0..53, ``id = 4*v + suit`` for ranks ``v`` 0..12 (3..2)

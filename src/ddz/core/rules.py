@@ -123,7 +123,7 @@ _PER_VARIANT: Dict[str, Dict[str, _Spec]] = {
 }
 
 
-# RLCard 1.2.0's play rules (PEERS.md); under exactly these options the ids are RLCard's.
+# RLCard 1.2.0's play rules (docs/peers.md, "RLCard"); under exactly these options the ids are RLCard's.
 _RLCARD_PLAY: Dict[str, Any] = dict(four_with_two=True, single_kicker_rank_cap=3, rocket_as_kickers=False,
                                     kicker_pairs_distinct=True, kicker_may_share_main_rank=False,
                                     kicker_trio_beside_chain=False)

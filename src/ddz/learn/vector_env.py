@@ -111,10 +111,11 @@ class VectorEnv:
     words (each within the landlord's hand, which holds the kitty in the play phase): table i's
     k-th hand is entry ``(k * num_envs + i) % games``. Rewards (units): CLASSIC3, the landlord wins
     or loses ``2u`` and each farmer ``u``; TWOP, ``u`` each (the zero-sum reading), with
-    ``u = 2 ** (bomb-class plays, ROCKET included)``, doubled by a spring or anti-spring (RULES.md
-    §2.0.6, §2.1.7, §2.2.7): the play phase's part of the score, without the auction's factors.
-    BENGBU4: §2.3.9-A with base 1 in closed play, missile units shifting each transfer. Every row
-    sums to zero. The Game blocks of the observation (factors, auction) are zero.
+    ``u = 2 ** (bomb-class plays, ROCKET included)``, doubled by a spring or anti-spring
+    (docs/rules.md §3 "Spring and anti-spring", and "The multiplier" of §6 and §7): the play
+    phase's part of the score, without the auction's factors. BENGBU4: the points of
+    docs/rules.md §8 ("Scoring, in points") with base 1 in closed play, missile units shifting
+    each transfer. Every row sums to zero. The Game blocks of the observation (factors, auction) are zero.
 
     ``reward`` (``ddz.learn.rewards``): ``"score"`` (the default: the scores above), ``"win"`` (+1
     for each seat of the winning side, -1 for the others, 0 for all in a hand without a winner) or

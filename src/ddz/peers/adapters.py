@@ -19,7 +19,8 @@ benchmarks). The adapters use nothing of ``ddz``: these are the peers' own answe
 Importing this module imports no peer; each peer is imported when first used.
 
 Running ``python -m ddz.peers`` prints the peers' universes and re-checks every row of
-the PEERS.md "Rules that differ" table against the installed peers.
+the table of docs/peers.md, "How the peers differ" (with the defects listed under "DouZero"
+and "OpenSpiel"), against the installed peers.
 """
 from __future__ import annotations
 
@@ -648,8 +649,8 @@ OPENSPIEL = OpenSpielPeer()
 PEERS = {p.name: p for p in (DOUZERO, RLCARD, OPENSPIEL)}
 
 
-# --------------------------------------------------------------------------- PEERS.md table
-# Each row: (rule, check(peer) -> bool, PEERS.md claim per peer). ``None`` = not stated.
+# ------------------------------------------------------ docs/peers.md "How the peers differ"
+# Each row: (rule, check(peer) -> bool, docs/peers.md's claim per peer). ``None`` = not stated.
 def _lead_has(hand, play):
     return lambda p: canon(play) in p.leads(hand)
 
@@ -712,7 +713,7 @@ RULE_ROWS = [
 
 
 def check_rule_rows(peers=None):
-    """Run every PEERS.md table row on every available peer.
+    """Run every row of docs/peers.md's table (``RULE_ROWS``) on every available peer.
     Returns a list of (rule, peer, claimed, measured)."""
     peers = peers or [p for p in PEERS.values() if p.available()]
     out = []

@@ -1,4 +1,5 @@
-"""Legal-move generation speed: ddz vs the installed peer engines (PEERS.md).
+"""Legal-move generation speed: ddz vs the installed peer engines (docs/peers.md; the
+figures: docs/benchmarks.md, "Move generation").
 
 The same seeded random deals feed every engine:
 

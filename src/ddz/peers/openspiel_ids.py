@@ -1,10 +1,12 @@
-"""OpenSpiel ``dou_dizhu``'s own action ids under ``Rules.classic_openspiel()`` (PEERS.md).
+"""OpenSpiel ``dou_dizhu``'s own action ids under ``Rules.classic_openspiel()`` (docs/peers.md,
+"OpenSpiel").
 
 OpenSpiel numbers every body reading of a play: pass is 0, the bids 1-3, and 26,053 play
 ids (4 .. 26,056) over ddz's 25,670 plays; 383 of them are lower-key readings of a plane
-that ddz (RULES.md §2.0.4) reads at its highest key. ``openspiel_id`` gives the id of ddz's
-reading of a play, ``from_openspiel_id`` the ddz play of any OpenSpiel play id (the table
-is generated from OpenSpiel's action strings by tools/gen_openspiel_ids.py)::
+that ddz reads at its highest key (docs/rules.md §4.4 "One reading per play").
+``openspiel_id`` gives the id of ddz's reading of a play, ``from_openspiel_id`` the ddz play
+of any OpenSpiel play id (the table is generated from OpenSpiel's action strings by
+tools/gen_openspiel_ids.py)::
 
     r = ddz.Rules.classic_openspiel()
     a = openspiel_id(ddz.classify("33344455", r), r)    # 516: OpenSpiel's "333444-55"

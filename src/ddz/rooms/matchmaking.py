@@ -1,4 +1,4 @@
-"""CLASSIC3 matchmaking (匹配原则): docs/rules.md §9–§3.3 and DECISION A19.
+"""CLASSIC3 matchmaking (匹配原则): docs/rules.md §9 ("Matchmaking") and DECISION A19.
 
 A :class:`Matchmaker` holds the waiting queue of one room tier (新手场, 中级场 or 高级场)
 and seats tables of three. It has no clock and no threads: every call that depends on
@@ -20,7 +20,7 @@ Stage of a player: 1 from joining, 2 once it has waited ≥ ``stage2_after_s``, 
 has waited ≥ ``stage3_after_s``. Stage of a candidate table: that of its longest waiter.
 A matching round seats the first admissible triple in lexicographic order of waiting
 rank (longest waiter first; equal join times ordered by join order), removes it, and
-repeats until no triple fits (§3.3).
+repeats until no triple fits.
 """
 from __future__ import annotations
 
@@ -37,9 +37,9 @@ _TIER_ALIASES: Dict[str, str] = {**{k: k for k in MATCH_TIERS}, **{v: k for k, v
 
 
 class _Criterion(NamedTuple):
-    """One cell of the §3.2 tables: ``rate`` (percentage points) and/or ``coins``
-    (``None`` = that term is absent), joined by ``op`` ("and" / "or"). Both absent means
-    no restriction."""
+    """One cell of the criteria table of this module's docstring (docs/rules.md §9,
+    "Matchmaking"): ``rate`` (percentage points) and/or ``coins`` (``None`` = that term is
+    absent), joined by ``op`` ("and" / "or"). Both absent means no restriction."""
     rate: Optional[int]
     coins: Optional[int]
     op: str
@@ -112,7 +112,8 @@ class Matchmaker:
     @classmethod
     def from_rules(cls, rules: Any, tier: str) -> "Matchmaker":
         """A matchmaker for ``tier`` with the delays of a CLASSIC3 ``ddz.Rules``
-        (``rules.options["match_stage2_after_s"]`` / ``["match_stage3_after_s"]``, §7)."""
+        (``rules.options["match_stage2_after_s"]`` / ``["match_stage3_after_s"]``,
+        docs/rules.md §11)."""
         variant = getattr(rules, "variant", None)
         if variant != "classic":
             raise ArgumentError(f"matchmaking is defined for CLASSIC3 rules only (docs/rules.md §9), not variant {shown(variant)}")
@@ -197,7 +198,7 @@ class Matchmaker:
         return Fraction(100 * e.won, e.completed) if e.completed else Fraction(50)
 
     def stage_of(self, player_id: str, now: float) -> int:
-        """1, 2 or 3: the stage of a waiting player at time ``now`` (§3.3)."""
+        """1, 2 or 3: the stage of a waiting player at time ``now``."""
         e = self._get(player_id)
         t = _check_time("now", now)
         self._check_not_before(e, t)
@@ -205,7 +206,7 @@ class Matchmaker:
 
     # ---- matching ----
     def match(self, now: float) -> List[Tuple[str, str, str]]:
-        """Run a matching round at time ``now`` (§3.3); return the tables seated, in the
+        """Run a matching round at time ``now``; return the tables seated, in the
         order seated, each as its players in waiting order. Seated players leave the queue.
 
         Raises ``ValueError`` if ``now`` is not a finite number or is earlier than the
@@ -214,7 +215,7 @@ class Matchmaker:
         order = self._ordered()
         for e in order:
             self._check_not_before(e, t)
-        # One pass in waiting order is the §3.3 "seat the first admissible triple, repeat"
+        # One pass in waiting order is the "seat the first admissible triple, repeat"
         # loop: admissibility of a triple depends only on its members (and ``now``), and
         # seating only removes players, so a longest waiter with no admissible triple
         # never gets one later in the round.

@@ -1,20 +1,22 @@
 """Rooms (场次 / 房间) as data, and the settlement of a finished hand in a room.
 
 ``Room`` describes one room of one variant; ``ROOMS`` holds the presets of docs/rules.md §9
-(CLASSIC3), §2.2.8 / A28 (TWOP) and A45 (BENGBU4). ``settle(result, room, coins_before)``
+("Rooms"; TWOP's with A28, BENGBU4's with A45). ``settle(result, room, coins_before)``
 turns a ``ddz.GameResult`` into integer coin changes per seat (``Settlement``):
 
-* CLASSIC3 (§2.1.9, §3.4, A16-A18): ``X = room.base × room.initial_multiplier ×
-  result.multiplier``; nominal landlord ``±2X`` (loss ``−loss_factor·X``, the factor in ``result.terms``), farmers ``∓X``;
-  then what a loser can pay, the winner's 2× limit, the room cap, the equal split, the
-  odd-coin rules and the rake, exactly in the order of §3.4.
-* TWOP (§2.2.8, §4.1, A21, A27, A28): score rooms change by ``result.scores``; coin rooms
-  deduct ``X·A·N`` from the loser down to zero (扣到零为止) and pay the winner
-  ``floor(X·A·N·win_factor)`` capped at ``floor(max_win_factor × coins at hand start)``,
-  independently of what the loser could pay; escapes pay ``A·E·I·N`` (down to zero) and
-  compensate the other player as a normal win at ``X = I·m_esc`` (or not at all).
-* BENGBU4 (§2.3.9, §4.2, A44, A45): money = points × ``room.point_value``, no caps, no
-  rake; balances may go negative.
+* CLASSIC3 (docs/rules.md §6 "Scoring", §9 "CLASSIC3 coin settlement", A16-A18):
+  ``X = room.base × room.initial_multiplier × result.multiplier``; nominal landlord ``±2X``
+  (loss ``−loss_factor·X``, the factor in ``result.terms``), farmers ``∓X``; then what a
+  loser can pay, the winner's 2× limit, the room cap, the equal split, the odd-coin rules
+  and the rake, exactly in the order of §9.
+* TWOP (§7 "Scoring is not zero-sum", §9 "Escapes" and "TWOP coin rooms", A21, A27, A28):
+  score rooms change by ``result.scores``; coin rooms deduct ``X·A·N`` from the loser down to
+  zero (扣到零为止) and pay the winner ``floor(X·A·N·win_factor)`` capped at
+  ``floor(max_win_factor × coins at hand start)``, independently of what the loser could
+  pay; escapes pay ``A·E·I·N`` (down to zero) and compensate the other player as a normal
+  win at ``X = I·m_esc`` (or not at all).
+* BENGBU4 (§8 "Scoring, in points", §9 "Escapes", A44, A45): money = points ×
+  ``room.point_value``, no caps, no rake; balances may go negative.
 
 All amounts are Python ``int`` (exact, unbounded). Rounding: CLASSIC3 uses only integer
 arithmetic (``floor(P/2)`` for the equal split, ``ceil``/``floor`` of ``W*/2`` when both
@@ -97,14 +99,15 @@ class Room:
     Common:
         ``name``: a non-empty str. ``variant``: ``"classic"``, ``"two_player"`` or ``"bengbu"``.
 
-    CLASSIC3 (docs/rules.md §9, §3.4):
+    CLASSIC3 (docs/rules.md §9, "Rooms" and "CLASSIC3 coin settlement"):
         ``base`` (初始底注, int ≥ 1, required), ``initial_multiplier`` (初始倍数 x, int ≥ 1,
         default 1), ``rake_percent`` (抽成率 r, integer percent 0..100, default 0),
         ``cap`` (输赢上限 C, int ≥ 1, or ``None`` = no cap; default ``None``).
 
-    TWOP (docs/rules.md §7, §2.2.8, §4.1, A21, A28):
+    TWOP (docs/rules.md §7, §9 "Escapes" and "TWOP coin rooms", A21, A28):
         ``kind``: ``"score"`` (普通计分) or ``"coin"`` (游戏币场), required.
-        ``base``: the bid's 底分, always 1 (§2.2.4; default 1, any other value is rejected).
+        ``base``: the bid's 底分, always 1 (docs/rules.md §7 "Bidding"; default 1, any other
+        value is rejected).
         ``initial_multiplier``: I (初始倍数, int ≥ 1, default 1); the hand must have been
         played with ``Rules.two_player(twop_initial_multiplier=I)`` (``settle`` checks it).
         Coin rooms only (unset in score rooms): ``coefficient`` N (房间系数, int ≥ 1,
@@ -201,11 +204,11 @@ class Room:
 
 ROOMS: Dict[str, Room] = {}
 for _room in (
-    # CLASSIC3 §3.1
+    # CLASSIC3 (docs/rules.md §9, "Rooms")
     Room("novice", "classic", base=25, initial_multiplier=10, rake_percent=1, cap=3000),
     Room("intermediate", "classic", base=50, initial_multiplier=20, rake_percent=3, cap=50000),
     Room("advanced", "classic", base=100, initial_multiplier=30, rake_percent=9, cap=80000),
-    # TWOP §2.2.8, A28
+    # TWOP (docs/rules.md §9, "Rooms"; A28)
     Room("score", "two_player", kind="score", initial_multiplier=1),
     Room("coin_junior", "two_player", kind="coin", coefficient=100, initial_multiplier=1),
     # BENGBU4 A45 (the document's example: 1 point = 300 两)
@@ -275,9 +278,9 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int]) -> Settl
 
     Results: ``kind="void"`` settles to all zeros in every variant; ``"special"`` (天炸 /
     天尊) exists only in BENGBU4 and settles as money; ``"escape"`` exists in TWOP and
-    BENGBU4 (CLASSIC3 has none, §2.1.10). The TWOP hand must have been played with
-    ``twop_initial_multiplier`` equal to ``room.initial_multiplier`` (checked through
-    ``result.unit``, or ``factors["I"]`` for an escape).
+    BENGBU4 (CLASSIC3 has none: docs/rules.md §9, "Escapes"). The TWOP hand must have been
+    played with ``twop_initial_multiplier`` equal to ``room.initial_multiplier`` (checked
+    through ``result.unit``, or ``factors["I"]`` for an escape).
 
     Raises ``ValueError`` naming the bad input (number of seats, a negative balance, a
     room of another variant, a result kind that does not apply, inconsistent result
@@ -312,7 +315,7 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int]) -> Settl
     if v == "classic":
         if kind != "normal":
             why = ("CLASSIC3 has no escape settlement: a bot plays the seat and the hand is settled normally "
-                   "(docs/rules.md §6)" if kind == "escape" else
+                   "(docs/rules.md §9)" if kind == "escape" else
                    "special hands at the deal (天炸/天尊) exist only in BENGBU4")
             raise ArgumentError(f"result.kind {shown(kind)} does not apply to CLASSIC3: {why}")
         loss_factor = terms.get("loss_factor", 2)
@@ -395,7 +398,7 @@ def _int_scores(result: GameResult) -> List[int]:
     return list(result.scores)
 
 
-# ---- CLASSIC3 (§2.1.9, §3.4) ---------------------------------------------------------
+# ---- CLASSIC3 (docs/rules.md §6 "Scoring", §9 "CLASSIC3 coin settlement") ------------
 
 def _classic(result: GameResult, room: Room, coins: Tuple[int, ...], lf: int) -> Settlement:
     L = _seat(result.landlord, 3, "result.landlord")
@@ -461,7 +464,7 @@ def _classic(result: GameResult, room: Room, coins: Tuple[int, ...], lf: int) ->
                       tuple(changes), tuple(c + d for c, d in zip(coins, changes)), 0)
 
 
-# ---- TWOP (§2.2.8, §4.1) -----------------------------------------------------------
+# ---- TWOP (docs/rules.md §7, §9 "Escapes" and "TWOP coin rooms") ----------------------
 
 def _need(value: Optional[int]) -> int:
     """A room field that validation guarantees for this variant."""
@@ -568,7 +571,7 @@ def _twop_escape(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Sett
                       tuple(gross), tuple(c + d for c, d in zip(coins, gross)), sum(gross))
 
 
-# ---- BENGBU4 (§2.3.9, §4.2) ----------------------------------------------------------
+# ---- BENGBU4 (docs/rules.md §8 "Scoring, in points", §9 "Escapes") ---------------------
 
 def _bengbu(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlement:
     sc = _int_scores(result)

@@ -64,8 +64,9 @@ def no_hand(ended: bool) -> Any:
 
 def new_game(rules: Rules, rng: np.random.Generator) -> Game:
     """A new hand seeded from ``rng``. A BENGBU4 deal that ends at the deal (天炸/天尊,
-    RULES.md §2.3.2) leaves nobody a decision, which a hand of these frameworks must have:
-    it is skipped (the next seed is dealt), so the hands played are those without one."""
+    docs/rules.md §8 "Special deals") leaves nobody a decision, which a hand of these
+    frameworks must have: it is skipped (the next seed is dealt), so the hands played are those
+    without one."""
     for _ in range(MAX_SKIPPED):
         g = Game(rules, int(rng.integers(2**63)))
         if not g.is_over:
