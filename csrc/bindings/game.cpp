@@ -210,7 +210,7 @@ PyObject* play(HandObj& G, PyObject* action) {
   return token;
 }
 
-/// The default action of a timeout (docs/rules.md §3.6, A8) for the seat to act: the first
+/// The default action of a timeout (docs/rules.md §9 "Time", A8) for the seat to act: the first
 /// non-escalating choice offered (in this order), else PASS, else the lowest single card (by
 /// rank, then id). Returns the decision's token index (>= 0), -1 for PASS, or -2 with the card.
 constexpr const char* kTimeoutChoices[] = {"NO_CALL", "NO_ROB", "NO_SHOW", "NORMAL_START", "NO_FANSHEN",
@@ -940,7 +940,7 @@ void register_game(py::module_& m) {
             if (t >= 0) return py::reinterpret_borrow<py::object>(g_token_names[G.variant()][t]);
             if (t == -1) return py::reinterpret_borrow<py::object>(g_pass_str);
             return py::str("PLAY " + names_of(card));
-          }, "the default action of a timeout (docs/rules.md §3.6, A8) for the seat to act, as its token")
+          }, "the default action of a timeout (docs/rules.md §9 \"Time\", A8) for the seat to act, as its token")
       .def("scripted", [](const HandObj& G) {
             const GameSetup& su = *G.setup;
             const std::vector<int> parts = deal_part_sizes(G.variant());

@@ -119,7 +119,7 @@ void register_move(py::module_& m) {
   // loading rebuilds those Rules and decodes, so the move, its reading and its id come back.
   method("__reduce__", [](const MoveObj& mv) {
             if (mv.rules->spec.empty()) throw py::type_error("a Move of a bare RulesCore cannot be pickled");
-            py::object rebuild = py::module_::import("ddz._rules").attr("_move_from_spec");
+            py::object rebuild = py::module_::import("ddz.core.rules").attr("_move_from_spec");
             return py::make_tuple(rebuild, py::make_tuple(mv.enc, mv.rules->spec));
           });
   m.attr("Move") = type;

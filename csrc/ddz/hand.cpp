@@ -1,6 +1,6 @@
-// The whole hand (hand.hpp): RULES.md §6 (CLASSIC3 call / rob / show, kitty factor, §6.5
+// The whole hand (hand.hpp): docs/rules.md §6 (CLASSIC3 call / rob / show, kitty factor,
 // score), §7 (TWOP 明牌开始, call, 翻身 / 压迫, score), §8 (BENGBU4 天炸 / 天尊 at the deal,
-// bids 1/2/3 and 抢牌, 明打 / 暗打, bomb limits from the bid log, §2.3.9-A missiles). Every
+// bids 1/2/3 and 抢牌, 明打 / 暗打, bomb limits from the bid log, missiles), §9 (escapes). Every
 // auction step here is the one both ddz.Game (csrc/bindings/game.cpp) and the vector env take; the
 // scores mirror ddz.hand.scoring, which scores a Game (tests/test_vector_env_auction.py compares them).
 #include "hand.hpp"
@@ -73,7 +73,7 @@ int log2_floor(int64_t v) {
 
 }  // namespace
 
-/// CLASSIC3's kitty factor (RULES.md §6 A15): joker part x rank part (or the larger).
+/// CLASSIC3's kitty factor (docs/rules.md §6 "The kitty", §10 A15): joker part x rank part (or the larger).
 int kitty_factor_of(Counts w, bool combine_max) {
   const int jokers = count_of(w, kB) + count_of(w, kR);
   const int joker_part = jokers == 2 ? 4 : jokers == 1 ? 2 : 1;
@@ -217,7 +217,7 @@ void start_deal(const Rules& r, const HandOptions& o, HandState& h);
 
 void redeal(const Rules& r, const HandOptions& o, HandState& h) {
   ++h.redeals;
-  if (o.max_redeals && h.redeals >= o.max_redeals) {  // §7 max_redeals: the hand is void
+  if (o.max_redeals && h.redeals >= o.max_redeals) {  // §11 max_redeals: the hand is void
     finish(r, o, h, HR_VOID, nullptr);
     return;
   }
@@ -312,7 +312,7 @@ void twop_decide(const Rules& r, const HandOptions& o, HandState& h, int seat, i
       if (token == T_SHOW_START) h.showers[h.nshowers++] = uint8_t(seat);
       if (++h.pre_done < 2) {
         h.seat = h.pre_order[1];
-      } else {  // the cards are dealt now (§2.2.4); a show-start hand is face up from the deal
+      } else {  // the cards are dealt now (docs/rules.md §7 "Bidding"); a show-start hand is face up from the deal
         h.dealt = true;
         for (int i = 0; i < h.nshowers; ++i) h.shown |= uint8_t(1u << h.showers[i]);
         const int p0 = h.nshowers ? h.showers[0] : h.first_bidder;
@@ -347,7 +347,8 @@ void twop_decide(const Rules& r, const HandOptions& o, HandState& h, int seat, i
 }
 
 // ---- BENGBU4 ----
-/// §2.3.2: 天炸 (all 8 of a rank) and 天尊 (BBRR) in the dealt hands, by seat; true if any.
+/// docs/rules.md §8 "Special deals": 天炸 (all 8 of a rank) and 天尊 (BBRR) in the dealt hands, by
+/// seat; true if any.
 bool special_holders(const HandState& h, uint8_t* tianzha, bool* tianzun) {
   bool any = false;
   for (int s = 0; s < 4; ++s) {
@@ -371,7 +372,7 @@ bool bengbu_special(const Rules& r, const HandOptions& o, HandState& h) {
 void bengbu_landlord_known(const Rules& r, HandState& h, int seat, int base) {
   h.landlord = uint8_t(seat);
   h.base = uint8_t(base);
-  for (int s = 0; s < 4; ++s) h.limits[s] = kUnlimited;  // §2.3.6, from the bid log
+  for (int s = 0; s < 4; ++s) h.limits[s] = kUnlimited;  // docs/rules.md §8 "Bomb limits", from the bid log
   for (int i = 0; i < h.nbids; ++i) {
     // the bid, and the highest bid before it (a pass after a 3 leaves bombs free, after a 1 or a 2
     // allows two, before any bid one)
@@ -534,7 +535,8 @@ void hand_outcome(const Rules& r, const HandOptions& o, const HandState& h, cons
     out.terms = false;
     return;
   }
-  if (h.result == HR_SPECIAL) {  // §2.3.2: 天炸 30 a seat (per rank under special_per_instance), 天尊 6
+  if (h.result == HR_SPECIAL) {  // docs/rules.md §8 "Special deals": 天炸 30 a seat (per rank under
+                                 // special_per_instance), 天尊 6
     special_holders(h, out.tianzha, out.tianzun);
     for (int holder = 0; holder < 4; ++holder) {
       if (!out.tianzha[holder] && !out.tianzun[holder]) continue;
@@ -566,7 +568,8 @@ void hand_escape_outcome(const Rules& r, const HandOptions& o, const HandState& 
   out.landlord = h.landlord == kNone ? -1 : int8_t(h.landlord);
   out.landlord_factor = o.zero_sum ? 1 : 2;
   const bool landlord_known = h.landlord != kNone;
-  if (r.variant == 1) {  // §4.1: the escapee pays A x E x I; the other seat wins as at I x m_esc
+  if (r.variant == 1) {  // docs/rules.md §9 "Escapes" (TWOP): the escapee pays A x E x I; the other
+                         // seat wins as at I x m_esc
     int bombs = s ? doubling(r, o, h, *s) : 0;
     for (int p = 0; held && p < 2; ++p) {  // every bomb of the hand counts, played or held (无论是否炸出)
       for (int k = 0; k < 13; ++k) bombs += count_of(held[p], k) == 4;
@@ -591,7 +594,7 @@ void hand_escape_outcome(const Rules& r, const HandOptions& o, const HandState& 
     out.add("bombs_counted", bombs);
     return;
   }
-  // §4.2 (BENGBU4): the escapee pays 27 in all, 9 units of 3 (A44; the bid under bengbu_escape_scaled),
+  // docs/rules.md §9 "Escapes" (BENGBU4): the escapee pays 27 in all, 9 units of 3 (A44; the bid under bengbu_escape_scaled),
   // shared 9/9/9, or 15/6/6 when a farmer leaves a landlord's hand
   const int64_t unit = o.escape_scaled && landlord_known ? h.base : 3;
   const bool farmer_left = landlord_known && escapee != h.landlord;

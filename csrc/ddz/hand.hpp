@@ -1,5 +1,5 @@
 // The whole hand as a value: the deal, the variant's auction, the play and the score
-// (RULES.md §6 CLASSIC3, §7 TWOP, §8 BENGBU4), for the vectorized environment. Each variant's
+// (docs/rules.md §6 CLASSIC3, §7 TWOP, §8 BENGBU4), for the vectorized environment. Each variant's
 // auction is a phase graph given as a table (kPhaseTokens: the tokens each phase offers, in
 // the order of ddz.hand.auction_*'s TRANSITIONS) and interpreted by one function per token
 // (hand.cpp). ddz.Game keeps its hand in a HandState too (with the suited cards, the deals and the
@@ -79,8 +79,8 @@ extern const uint8_t kPhaseTokens[3][kHandPhases][6];
 /// not offer the token.
 extern const uint16_t kLeadsTo[3][kHandPhases][8];
 
-/// Whether a seat's escape ends the hand (RULES.md §4: TWOP and BENGBU4 settle it at once) or a
-/// bot takes the seat until the hand ends (CLASSIC3, §3.6), by variant.
+/// Whether a seat's escape ends the hand (docs/rules.md §9 "Escapes": TWOP and BENGBU4 settle it at once) or a
+/// bot takes the seat until the hand ends (CLASSIC3, §9 "Time"), by variant.
 constexpr bool kEscapeEnds[3] = {false, true, true};
 
 /// How a hand ended (HR_ESCAPE: a seat left it, ddz.Game.escape; the scores are then Python's).
@@ -99,8 +99,8 @@ struct Factor {
 };
 constexpr int kMaxFactors = 8;
 
-/// How a hand ended, or stands, as the core scores it: the one author of every score (RULES.md §6
-/// CLASSIC3, §7 TWOP, §8 BENGBU4, §4 escapes, §2.3.2 天炸/天尊). The scores hold no room stake: seat
+/// How a hand ended, or stands, as the core scores it: the one author of every score (docs/rules.md §6
+/// CLASSIC3, §7 TWOP, §8 BENGBU4, §9 escapes, §8 "Special deals" 天炸/天尊). The scores hold no room stake: seat
 /// s scores floor(coef[s] * stake / den[s]), and the unit is stake * unit, where the stake is
 /// CLASSIC3's base x initial multiplier, TWOP's initial multiplier, 1 in BENGBU4 (a product of
 /// stakes may pass 64 bits, and TWOP's may be fractional: ddz.hand.outcome forms them in Python).
@@ -214,12 +214,12 @@ void hand_outcome(const Rules& r, const HandOptions& o, const HandState& h, cons
 /// The factors by name and the multiplier now (`out.factors`, `out.multiplier`; nothing else).
 void hand_factors(const Rules& r, const HandOptions& o, const HandState& h, const PlayState* s, HandOutcome& out);
 
-/// The outcome of `escapee` leaving the hand (RULES.md §4; in TWOP and BENGBU4 the hand ends):
+/// The outcome of `escapee` leaving the hand (docs/rules.md §9 "Escapes"; in TWOP and BENGBU4 the hand ends):
 /// `held` is every seat's cards now (TWOP counts the bombs held), nullptr before the deal.
 void hand_escape_outcome(const Rules& r, const HandOptions& o, const HandState& h, const PlayState* s,
                          const Counts* held, int escapee, HandOutcome& out);
 
-/// CLASSIC3's kitty factor of the kitty's ranks (RULES.md §6 A15): joker part x rank part, or
+/// CLASSIC3's kitty factor of the kitty's ranks (docs/rules.md §6 "The kitty", §10 A15): joker part x rank part, or
 /// the larger under classic_kitty_combine="max".
 int kitty_factor_of(Counts kitty, bool combine_max);
 

@@ -573,7 +573,7 @@ class Game(TablePolicy):
         return self._core.dealt
 
     def observation(self, seat: Optional[int]) -> Dict[str, Any]:
-        """What ``seat`` may see now, and nothing else (docs/rules.md §6, §2.2.2, §2.3.3).
+        """What ``seat`` may see now, and nothing else (docs/rules.md §3, and the kitty and the shown hands of §6–§8).
         ``seat=None`` is the public view (a spectator's): no own hand, no legal actions."""
         if seat is not None:
             seat = self._check_seat(seat)

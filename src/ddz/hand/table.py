@@ -95,7 +95,7 @@ class TablePolicy:
         return None
 
     def timeout_action(self) -> str:
-        """The default action of §3.6 for the seat to act (A8): the non-escalating choice,
+        """The default action of docs/rules.md §9 "Time" for the seat to act (A8): the non-escalating choice,
         PASS, or the lowest single card when the seat must lead."""
         if self.is_over:
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: no decision is timed")
@@ -148,7 +148,7 @@ class TablePolicy:
     def escape(self, seat: int) -> Optional[GameResult]:
         """A seat leaves the unfinished hand (docs/rules.md §9, decision A9). TWOP and BENGBU4: the hand
         ends at once with the escape settlement (returned). CLASSIC3: a bot takes the seat
-        until the hand ends and the hand is settled normally (§3.6; returns None)."""
+        until the hand ends and the hand is settled normally (§9 "Time"; returns None)."""
         seat = self._check_seat(seat)
         if self.is_over:
             raise illegal(IllegalCode.HAND_OVER, "the hand is over: nobody can escape it")
