@@ -12,6 +12,7 @@ import pytest
 
 from ddz import ROOMS, Game, Rules
 from ddz.bots import RuleBot
+from ddz.server.journal import MemoryJournal
 from ddz.server.protocol import apply_update, dumps
 from ddz.server.table import Table, seat_view
 
@@ -59,6 +60,9 @@ class _Config:
 
 class _Server:
     config = _Config()
+
+    def __init__(self) -> None:
+        self.journal = MemoryJournal()  # the hand log, stored at once
 
     def bot_for(self, room):
         return RuleBot()

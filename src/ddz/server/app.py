@@ -30,10 +30,11 @@ from ..rooms.room import ROOMS, Room
 from ..search.bots import Bot
 from .bots import BotChoice, bot_kinds, room_bots
 from .health import GcPauses, LoopLag
+from .journal import Journal
 from .names import name_problem
 from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse, refusal
-from .storage import TOKEN_LIFETIME_S, PostgresStorage, Storage, StorageError, open_storage
-from .table import Table, ledger_of, room_rules
+from .storage import TOKEN_LIFETIME_S, LiveHand, PostgresStorage, Storage, StorageError, open_storage
+from .table import ResumeError, Table, ledger_of, room_rules
 
 __all__ = ["Server", "ServerConfig", "Session", "BOT_NAMES", "CLOSE_REPLACED", "STATUS_MODES"]
 
@@ -86,6 +87,10 @@ class ServerConfig:
     "neural"}``; a variant left out: rules). ``models``: model files (or ``NeuralModel`` values),
     each played by the neural bots of its own variant instead of the model shipped with ddz
     (``ddz.server.bots``). Checked and loaded once, by ``Server(config)``.
+    ``resume_grace_s``: after a restart (or a takeover) a resumed hand's seats are kept this
+    long for their players before the room's bot plays them, and the open decision's clock
+    gets this much more. ``drain_timeout_s``: how long ``drain`` (SIGTERM, SIGINT) lets the
+    live hands play on before it stops (docs/server.md, "Starting and stopping").
     """
     db: str = "ddz-server.sqlite3"
     move_timeout_s: Optional[float] = None
@@ -112,6 +117,8 @@ class ServerConfig:
     status: str = "local"
     bot: BotChoice = "rules"
     models: Tuple[Any, ...] = ()
+    resume_grace_s: float = 15.0
+    drain_timeout_s: float = 60.0
 
 
 class SignupLimit:
@@ -208,13 +215,24 @@ class Server:
         self.cluster: Any = None
         self.gc_pauses = GcPauses()
         self.loop_lag = LoopLag()
+        self.journal = Journal(self.storage, self.config.host_id)
+        self.draining = False
+        self.stopped = False
+        self._cut = False                # drain: stop waiting now (a second signal)
+        # live hands stored and not yet resumed (at start, or taken over in a cluster): by hand,
+        # and their players; a player's hello resumes its hand first
+        self._to_resume: Dict[str, LiveHand] = {}
+        self._resuming: Dict[str, str] = {}
+        self._resume_task: Optional["asyncio.Task[None]"] = None
+        self.resumed = 0                 # hands resumed since the start
+        self.voided = 0                  # hands void since the start (resumes that could not be)
 
     # ---- life cycle ----
     async def start(self, host: str = "127.0.0.1", port: int = 8000) -> None:
         """Binds the port first (``OSError`` if it cannot: nothing else was touched), then claims
         and opens the database (``StorageError`` if another server holds it or it cannot be
         opened), and only then serves. Alone on its database (the claim proves every earlier
-        server of it has stopped) it voids the hands they left live."""
+        server of it has stopped) it resumes the hands they left live, serving meanwhile."""
         if self.config.cluster and not isinstance(self.storage, PostgresStorage):
             raise StorageError("cluster mode needs a PostgreSQL database (--db postgresql://…)")
         self._ws_server = await serve(self._handle, host, port, process_request=self._http,
@@ -226,10 +244,9 @@ class Server:
         try:
             await self.storage.claim(shared=self.config.cluster)
             await self.storage.open()
-            if not self.config.cluster:
-                voided = await self.storage.void_live_hands(None)
-                if voided:
-                    log.warning("%d hands left live by a server that stopped are void (no coin moved)", voided)
+            if not self.config.cluster:  # every hand left live is this server's to resume
+                await self.storage.adopt_live_hands(self.config.host_id)
+                await self.load_resumes()
             for bot in BOT_NAMES:
                 await self.storage.ensure_system_account(bot)
         except BaseException:
@@ -238,6 +255,7 @@ class Server:
             self._ws_server = None
             await self.storage.close()
             raise
+        self.journal.start()
         await self._ws_server.server.start_serving()
         self.gc_pauses.install()
         self.loop_lag.start()
@@ -249,22 +267,62 @@ class Server:
             self._match_task = loop.create_task(cluster.run(self.cluster, self.config.match_interval_s))
         else:
             self._match_task = loop.create_task(self._match_loop())
+        self.start_resuming()
+
+    async def drain(self, timeout: Optional[float] = None) -> None:
+        """A planned stop (``ddz serve`` on SIGTERM or SIGINT): no new table is seated (``join``
+        gets ``error`` ``draining``), the live hands play on until they end or ``timeout``
+        (``drain_timeout_s``) passes, then ``stop``."""
+        self.draining = True
+        if self.cluster is not None:
+            await self.cluster.drain()
+        limit = self.config.drain_timeout_s if timeout is None else timeout
+        loop = asyncio.get_running_loop()
+        end = loop.time() + limit
+        n = self.live_tables()
+        if n:
+            log.info("draining: %d hands in play, waiting up to %g s", n, limit)
+        while (self.live_tables() or self._to_resume) and loop.time() < end and not self._cut:
+            await asyncio.sleep(0.1)
+        left = self.live_tables() + len(self._to_resume)
+        if left:
+            log.warning("drain timeout: %d hands still in play %s", left,
+                        "go to another process" if self.cluster is not None else "stay stored for the next start")
+        await self.stop()
+
+    def cut_drain(self) -> None:
+        """``drain`` stops waiting for the hands in play: the server stops now."""
+        self._cut = True
+
+    def live_tables(self) -> int:
+        return sum(1 for t in self.tables.values() if not t.ended)
 
     async def stop(self) -> None:
-        """A planned stop (``ddz serve`` on SIGINT or SIGTERM): the hands still being played are
-        void (no coin moved) and their players and spectators are sent ``void``, then every
-        connection is closed with 1001 (going away)."""
+        """Stops now: every table stops where it is (its log stored: the next start on the
+        database resumes it; in a cluster another process takes it over), then every
+        connection is closed with 1001 (going away). No hand is void and no coin moves."""
+        if self.stopped:
+            return
+        self.stopped = True
+        self.draining = True
         self.gc_pauses.remove()
         self.loop_lag.stop()
-        if self._match_task is not None:
-            self._match_task.cancel()
-        await self.void_tables("the server is stopping: the hand is void, no coin moved")
+        for task in (self._match_task, self._resume_task):
+            if task is not None:
+                task.cancel()
+        for t in list(self.tables.values()):
+            t.freeze()
+        for t in list(self.tables.values()):
+            if t._finishing is not None:  # a hand being settled is settled (or not) whole
+                await asyncio.gather(t._finishing, return_exceptions=True)
+        if not await self.journal.flush(timeout=10.0):
+            log.error("the hand log could not be written at the stop: those hands resume from their last stored event")
+        if self.cluster is not None:
+            await self.cluster.hand_over()
         if self._ws_server is not None:
             self._ws_server.close()
             await self._ws_server.wait_closed()
-        await self.void_tables(None)  # one opened while the connections closed
-        for t in list(self.tables.values()):
-            t._cancel_timers()
+        await self.journal.stop()
         if self.cluster is not None:
             await self.cluster.close()
         await self.storage.close()
@@ -277,6 +335,88 @@ class Server:
                 await t._finishing
             if not t.ended:
                 await t.void(message or "the hand is void, no coin moved")
+
+    # ---- resuming stored hands ----
+    async def load_resumes(self, ids: Optional[List[str]] = None) -> int:
+        """Reads this process's live hands (or those of ``ids``) to resume: each is resumed by
+        ``start_resuming``'s task, or at once when one of its players says hello."""
+        got = 0
+        for hand in await self.storage.live_hands(self.config.host_id, ids):
+            if hand.id in self.tables or hand.id in self._to_resume:
+                continue
+            self._to_resume[hand.id] = hand
+            for p in hand.players:
+                if p not in BOT_NAMES:
+                    self._resuming[p] = hand.id
+            got += 1
+        return got
+
+    def start_resuming(self) -> None:
+        if self._to_resume and (self._resume_task is None or self._resume_task.done()):
+            self._resume_task = asyncio.get_running_loop().create_task(self._resume_all())
+
+    async def _resume_all(self) -> None:
+        """Resumes the hands read by ``load_resumes``, yielding to the loop between tables (the
+        server seats and answers meanwhile)."""
+        t0 = time.perf_counter()
+        n = 0
+        while self._to_resume:
+            await self.resume(next(iter(self._to_resume)))
+            n += 1
+            await asyncio.sleep(0)
+        if n:
+            log.info("resumed %d hands in %.2f s", n, time.perf_counter() - t0)
+
+    async def resume(self, hand_id: str) -> Optional[Table]:
+        """One stored live hand, read by ``load_resumes``: its table again, or (it cannot be
+        resumed: a broken log, rules this server does not have) void, with a one-line reason in
+        the log, its players told."""
+        hand = self._to_resume.pop(hand_id, None)
+        if hand is None:
+            return self.tables.get(hand_id)
+        for p in hand.players:
+            if self._resuming.get(p) == hand_id:
+                del self._resuming[p]
+        try:
+            t = Table.restore(self, hand, self.config.resume_grace_s)
+        except ResumeError as e:
+            log.error("hand %s cannot be resumed and is void: %s", hand_id, e)
+            self.voided += 1
+            told = [p for p in hand.players if p in self.sessions]
+            try:
+                await self.storage.void_hand(hand_id, told)
+            except Exception:
+                log.exception("hand %s: storing it void failed", hand_id)
+            for p in told:
+                self.sessions[p].send({"type": "void", "table": hand_id,
+                                       "message": "the hand could not be resumed after its server stopped: "
+                                                  "it is void, no coin moved"})
+            return None
+        except Exception:  # pragma: no cover - a bug: that hand alone is left for the next start
+            log.exception("hand %s: resuming it failed", hand_id)
+            return None
+        self.tables[t.id] = t
+        for seat, p in enumerate(t.players):
+            if seat not in t.robots:
+                self.by_player[p] = t
+        self.resumed += 1
+        t.resumed(self.config.resume_grace_s)
+        if self.cluster is not None:  # taken over: its players connected here reconnect to take their seats
+            for p in t.players:
+                sess = self.sessions.get(p)
+                if sess is not None:
+                    sess.send({"type": "redirect", "table": t.id, "url": self.cluster.url})
+        return t
+
+    def table_lost(self, t: Table) -> None:
+        """``t``'s hand went to another process (``Table.lost``): it is forgotten here, its
+        connections told where it went (cluster)."""
+        self._forget(t)
+        for sess in t.sessions:
+            if sess is not None:
+                sess.seats.pop(t.id, None)
+        if self.cluster is not None:
+            self.cluster.tell_owner_later(t)
 
     # ---- HTTP ----
     async def _http(self, connection: ServerConnection, request: Request) -> Optional[Response]:
@@ -528,6 +668,10 @@ class Server:
                 fresh, expires = await self.storage.issue_token(name, lifetime)
                 token = fresh
         sess.token, sess.token_expires = token, expires
+        if name in self._resuming:  # its hand is stored and not yet resumed: now
+            await self.resume(self._resuming[name])
+        elif self.cluster is not None and name not in self.by_player:
+            await self.cluster.adopt_for(name)  # a hand of its taken over by this process, not yet resumed
         old = self.sessions.get(name)
         sess.name = name
         sess.version = version
@@ -622,7 +766,10 @@ class Server:
         room = self.rooms.get(room_name)
         if room is None:
             raise ProtocolError("no_room", f"no room {room_name[:40]!r}: rooms are {', '.join(self.rooms)}")
-        if name in self.by_player:
+        if self.draining:
+            raise ProtocolError("draining", "this server is stopping: join again after its restart "
+                                "(or through another server of its cluster)")
+        if name in self.by_player or name in self._resuming:
             raise ProtocolError("seated", "you are seated at a table; finish or leave it first")
         if name in self.waiting and self.cluster is None:  # in a cluster the shared queue answers
             raise ProtocolError("queued", f"you already wait for room {self.waiting[name]!r}")
@@ -688,6 +835,8 @@ class Server:
                 log.exception("matchmaking round failed")
 
     async def _match_once(self) -> None:
+        if self.draining:
+            return
         now = time.monotonic()
         for room_name, mm in self.matchmakers.items():
             trios = mm.match(now)
@@ -712,8 +861,8 @@ class Server:
         coins = [self.bot_stake(ledger) if seat in bot_seats else (await self.storage.balances(p))[ledger]
                  for seat, p in enumerate(players)]
         tid = table_id or secrets.token_hex(8)
-        await self.storage.start_hand(tid, room.name, room.variant, players, self.config.host_id)
         t = Table(self, tid, room, players, bot_seats, coins)
+        await self.storage.start_hand(tid, room.name, room.variant, players, self.config.host_id, t.start_record())
         self.tables[tid] = t
         for seat, p in enumerate(players):
             if seat in bot_seats:
@@ -735,13 +884,17 @@ class Server:
         account's grant (``starting_coins`` in ``coins``, 0 in the other ledgers)."""
         return self.config.starting_coins if ledger == "coins" else 0
 
-    def table_done(self, t: Table) -> None:
+    def _forget(self, t: Table) -> None:
+        """``t`` is no longer played here: out of the tables, its players' and spectators'."""
         for p in t.players:
             if self.by_player.get(p) is t:
                 del self.by_player[p]
         self.tables.pop(t.id, None)
         for watcher in list(t.spectators):
             watcher.watching.discard(t.id)
+
+    def table_done(self, t: Table) -> None:
+        self._forget(t)
         for seat, seated in enumerate(t.sessions):
             if seated is not None:
                 seated.seats.pop(t.id, None)

@@ -2,7 +2,9 @@
 
 It starts, or says in one line why it cannot (a port in use, a database it cannot open or
 that another server holds) and exits 2; SIGINT and SIGTERM stop it the same way
-(``Server.stop``: the hands in play are void, every connection is closed with 1001).
+(``Server.drain``: no new table, the hands in play finish within ``--drain-timeout``, then
+every connection is closed with 1001; a second signal stops it at once). A hand left in play
+stays stored: the next start (or another process of its cluster) resumes it.
 """
 from __future__ import annotations
 
@@ -18,8 +20,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv = sub.add_parser("serve", help="run the table server and its browser client (docs/protocol.md)",
                         description="Serve tables of every variant over WebSocket (/ws) with the browser "
                                     "client at / ; needs the server extra (pip install \".[server]\"). "
-                                    "SIGINT and SIGTERM stop it: the hands in play are void (no coin moves) "
-                                    "and the connections are closed (docs/server.md).")
+                                    "SIGINT and SIGTERM stop it: no new table is seated, the hands in play "
+                                    "finish (up to --drain-timeout; the rest resume at the next start), then "
+                                    "the connections are closed (docs/server.md).")
     sv.add_argument("--host", default="127.0.0.1", help="the address to listen on (default %(default)s)")
     sv.add_argument("--port", type=int, default=8000, help="the port to listen on (default %(default)s; 0: any free)")
     sv.add_argument("--db", default="ddz-server.sqlite3",
@@ -68,6 +71,14 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.add_argument("--cluster-timeout", type=float, default=10.0, dest="cluster_dead_s", metavar="SECONDS",
                     help="cluster mode: a process without a heartbeat for this long is gone, and the others "
                          "void its hands and tell its players (default %(default)s)")
+    sv.add_argument("--drain-timeout", type=float, default=60.0, dest="drain_timeout_s", metavar="SECONDS",
+                    help="on SIGTERM / SIGINT, how long the hands in play may go on before the server stops "
+                         "anyway (they stay stored and resume at the next start; in a cluster another process "
+                         "takes them); within systemd's default TimeoutStopSec of 90 s (default %(default)s)")
+    sv.add_argument("--resume-grace", type=float, default=15.0, dest="resume_grace_s", metavar="SECONDS",
+                    help="after a restart or a takeover, how long a resumed hand's seats wait for their "
+                         "players before the room's bot plays them; the open decision's clock gets as much "
+                         "more (default %(default)s)")
     sv.add_argument("--origin", action="append", default=[], dest="origins", metavar="URL",
                     help="a browser origin (https://ddz.example) whose pages may open the WebSocket; repeat for "
                          "more (default: the server's own, the request's Host); clients that send no Origin "
@@ -118,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"--gc-threshold must be a positive number of objects, not {args.gc_threshold}")
     if args.gc_young_s < 0 or args.gc_full_s < 0:
         return _fail("--gc-young and --gc-full are seconds ≥ 0")
+    if args.drain_timeout_s < 0 or args.resume_grace_s < 0:
+        return _fail("--drain-timeout and --resume-grace are seconds ≥ 0")
     if args.starting_coins < 0 or args.signup_limit < 0 or args.signup_window_s <= 0:
         return _fail("--starting-coins and --signup-limit are ≥ 0 and --signup-window is seconds > 0")
     if args.cluster and args.cluster_dead_s < 2 * args.match_interval_s:
@@ -141,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
                        rate=args.rate, burst=args.burst, cluster=args.cluster, public_url=args.public_url,
                        match_interval_s=args.match_interval_s, cluster_dead_s=args.cluster_dead_s,
                        signup_limit=args.signup_limit, signup_window_s=args.signup_window_s, status=args.status,
-                       bot=bot_choice, models=tuple(args.models))
+                       bot=bot_choice, models=tuple(args.models), drain_timeout_s=args.drain_timeout_s,
+                       resume_grace_s=args.resume_grace_s)
     cfg.origins = tuple(args.origins)
     cfg.token_lifetime_s = args.token_days * 86400.0
 
@@ -159,9 +173,14 @@ def run(args: argparse.Namespace) -> int:
         ws_log.setLevel(logging.NOTSET)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+
+        def on_signal() -> None:  # the first: drain; a second: stop now
+            if stop.is_set():
+                srv.cut_drain()
+            stop.set()
         for sig in (signal.SIGINT, signal.SIGTERM):  # one way to stop, whichever signal asks
             try:
-                loop.add_signal_handler(sig, stop.set)
+                loop.add_signal_handler(sig, on_signal)
             except (NotImplementedError, RuntimeError):  # pragma: no cover - no signal handlers (Windows)
                 pass
         collector.start()
@@ -169,9 +188,13 @@ def run(args: argparse.Namespace) -> int:
               flush=True)
         try:
             await stop.wait()
+            print(f"ddz serve: draining ({srv.live_tables()} hands in play, up to {cfg.drain_timeout_s:g} s; "
+                  "a second signal stops now)", flush=True)
+            await srv.drain()
         finally:
             collector.stop()
-            await srv.stop()
+            if not srv.stopped:
+                await srv.stop()
         print("ddz serve: stopped", flush=True)
 
     try:

@@ -39,11 +39,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
+from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Set, Tuple
 
 from .names import name_key
 
-__all__ = ["LEDGERS", "TOKEN_LIFETIME_S", "Storage", "StorageError", "HandRow", "open_storage"]
+__all__ = ["LEDGERS", "TOKEN_LIFETIME_S", "SCHEMA_VERSION", "Storage", "StorageError", "HandRow", "LiveHand",
+           "open_storage"]
 
 LEDGERS = ("coins", "twop_score", "bengbu")
 log = logging.getLogger("ddz.server")
@@ -86,7 +87,16 @@ _SCHEMA = [
     # may have been read by a page's injected script, so it is wiped and never checked: its owner
     # gets a new token from the operator (``ddz serve --reset-token NAME``)
     "UPDATE accounts SET token_hash = '' WHERE token_hash <> ''",
+    # the schema's version (SCHEMA_VERSION), one row; a database without it is version 1
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    # a live hand's log: one row per event of its table after the start (docs/server.md,
+    # "Durable hands"); the rows of a hand go in the transaction that settles or voids it
+    """CREATE TABLE IF NOT EXISTS hand_actions (
+        hand_id TEXT NOT NULL, n INTEGER NOT NULL, op TEXT NOT NULL, PRIMARY KEY (hand_id, n))""",
+    "CREATE INDEX IF NOT EXISTS hands_live_host ON hands (host) WHERE status = 'live'",
 ]
+#: the schema this code writes. 1: before the hand log; 2: ``hands.start`` and ``hand_actions``
+SCHEMA_VERSION = 2
 # after the accounts table has its name_key column (a database made before it gets it first)
 _NAME_KEY_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS accounts_name_key ON accounts (name_key)"
 
@@ -106,6 +116,19 @@ class HandRow:
     record: Optional[str]
     result: Optional[Dict[str, Any]]
     settlement: Optional[Dict[str, Any]]
+
+
+@dataclass
+class LiveHand:
+    """A hand left ``live``, as stored: its row, its start (``start``: the JSON text
+    ``Table.start_record`` wrote, None for a hand begun before the log) and its log (``ops``:
+    (n, op text) in order of n)."""
+    id: str
+    room: str
+    players: List[str]
+    host: str
+    start: Optional[str]
+    ops: List[Tuple[int, str]]
 
 
 def _hash(token: str) -> str:
@@ -148,6 +171,26 @@ async def _migrate_names(tx: "_Tx") -> List[Tuple[str, str]]:
     return renames
 
 
+async def _migrate_schema(tx: "_Tx", columns: Sequence[str]) -> int:
+    """Brings a database to ``SCHEMA_VERSION`` (the tables of ``_SCHEMA`` exist by now);
+    ``columns``: the columns ``hands`` has. Returns the version it had. A database written by
+    a newer ddz is refused (``StorageError``): this code would not know its rows."""
+    rows = await tx.fetch("SELECT value FROM meta WHERE key = 'schema_version'")
+    version = int(rows[0][0]) if rows else 1
+    if version > SCHEMA_VERSION:
+        raise StorageError(f"the database has schema version {version}, newer than this ddz's "
+                           f"{SCHEMA_VERSION}: run the ddz that wrote it")
+    if "start" not in columns:
+        await tx.execute("ALTER TABLE hands ADD COLUMN start TEXT")
+    if version < SCHEMA_VERSION:
+        if rows:
+            await tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", str(SCHEMA_VERSION))
+        else:
+            await tx.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", str(SCHEMA_VERSION))
+        log.info("database schema %d -> %d", version, SCHEMA_VERSION)
+    return version
+
+
 def _log_renames(renames: List[Tuple[str, str]]) -> None:
     for old, new in renames:
         log.warning("account %r renamed %r: a name may not hold NUL", old, new)
@@ -163,13 +206,26 @@ async def _rename(tx: "_Tx", old: str, new: str) -> None:
 
 
 class _Tx:
-    """One transaction: ``execute`` and ``fetch`` with ``?`` placeholders."""
+    """One transaction: ``execute`` and ``fetch`` with ``?`` placeholders. ``share``: what a
+    SELECT adds to hold the rows it read until the commit (PostgreSQL: ``FOR SHARE``; a SQLite
+    transaction holds the whole file already)."""
+
+    share = ""
 
     async def execute(self, sql: str, *args: Any) -> None:
         raise NotImplementedError
 
     async def fetch(self, sql: str, *args: Any) -> List[Sequence[Any]]:
         raise NotImplementedError
+
+    async def insert_actions(self, rows: Sequence[Tuple[str, int, str]]) -> Set[Tuple[str, int]]:
+        """Inserts log rows, skipping any whose (hand, n) is stored already; returns those stored."""
+        stored = set()
+        for h, n, op in rows:
+            if await self.fetch("INSERT INTO hand_actions (hand_id, n, op) VALUES (?, ?, ?) "
+                                "ON CONFLICT (hand_id, n) DO NOTHING RETURNING hand_id", h, n, op):
+                stored.add((h, n))
+        return stored
 
 
 class Storage:
@@ -299,12 +355,14 @@ class Storage:
         return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
 
     # ---- hands ----
-    async def start_hand(self, hand_id: str, room: str, variant: str, players: Sequence[str], host: str) -> None:
-        """A hand begins: it is ``live`` until ``finish_hand`` (or void after a crash)."""
+    async def start_hand(self, hand_id: str, room: str, variant: str, players: Sequence[str], host: str,
+                         start: Optional[str] = None) -> None:
+        """A hand begins: it is ``live`` until ``finish_hand`` or ``void_hand``. ``start``: what
+        resumes it (``Table.start_record``: rules, seed, seats, stakes, seat tokens)."""
         async with self.tx() as tx:
-            await tx.execute("INSERT INTO hands (id, room, variant, players, status, host, started) "
-                             "VALUES (?, ?, ?, ?, 'live', ?, ?)",
-                             hand_id, room, variant, json.dumps(list(players)), host, time.time())
+            await tx.execute("INSERT INTO hands (id, room, variant, players, status, host, started, start) "
+                             "VALUES (?, ?, ?, ?, 'live', ?, ?, ?)",
+                             hand_id, room, variant, json.dumps(list(players)), host, time.time(), start)
             for seat, name in enumerate(players):
                 await tx.execute("INSERT INTO hand_players (hand_id, name, seat, notified) VALUES (?, ?, ?, 0)",
                                  hand_id, name, seat)
@@ -314,13 +372,14 @@ class Storage:
         """Stores the finished hand's record and result and applies its settlement, all in one
         transaction. ``won`` (CLASSIC3) updates the players' win/completed counts."""
         async with self.tx() as tx:
-            rows = await tx.fetch("SELECT status, players FROM hands WHERE id = ?", hand_id)
-            if not rows or rows[0][0] != "live":
+            # one statement decides: of two processes finishing one hand (a takeover) one settles
+            rows = await tx.fetch("UPDATE hands SET status = 'done', ended = ?, record = ?, result = ?, settlement = ? "
+                                  "WHERE id = ? AND status = 'live' RETURNING players", time.time(), record,
+                                  json.dumps(result, ensure_ascii=False), json.dumps(settlement), hand_id)
+            if not rows:
                 raise StorageError(f"hand {hand_id!r} is not live")
-            players = json.loads(rows[0][1])
-            await tx.execute("UPDATE hands SET status = 'done', ended = ?, record = ?, result = ?, settlement = ? "
-                             "WHERE id = ?", time.time(), record, json.dumps(result, ensure_ascii=False),
-                             json.dumps(settlement), hand_id)
+            players = json.loads(rows[0][0])
+            await tx.execute("DELETE FROM hand_actions WHERE hand_id = ?", hand_id)
             for name, change in zip(players, settlement["changes"]):
                 if change:
                     await tx.execute("UPDATE balances SET amount = amount + ? WHERE name = ? AND ledger = ?",
@@ -360,9 +419,71 @@ class Storage:
                 return False
             await tx.execute("UPDATE hands SET status = 'void', ended = ? WHERE id = ? AND status = 'live'",
                              time.time(), hand_id)
+            await tx.execute("DELETE FROM hand_actions WHERE hand_id = ?", hand_id)
             for name in told:
                 await tx.execute("UPDATE hand_players SET notified = 1 WHERE hand_id = ? AND name = ?", hand_id, name)
         return True
+
+    # ---- the hand log ----
+    async def append_actions(self, rows: Sequence[Tuple[str, int, str]], host: str) -> List[str]:
+        """Stores log rows (hand, n, op) in one transaction; returns the hands whose rows were
+        refused: not live with ``host`` any more (another process took them over) or an ``n``
+        already stored. A database failure raises: nothing of the batch is stored."""
+        if not rows:
+            return []
+        hands = sorted({r[0] for r in rows})
+        async with self.tx() as tx:
+            own = {r[0] for r in await tx.fetch(
+                "SELECT id FROM hands WHERE status = 'live' AND host = ? AND id IN (%s)%s"
+                % (",".join("?" * len(hands)), tx.share), host, *hands)}
+            mine = [r for r in rows if r[0] in own]
+            stored = await tx.insert_actions(mine)
+        lost = set(hands) - own
+        lost.update(h for h, n, _ in mine if (h, n) not in stored)
+        return sorted(lost)
+
+    async def adopt_live_hands(self, host: str, from_hosts: Optional[Sequence[str]] = None) -> List[str]:
+        """The live hands of ``from_hosts`` (None: of every host) become ``host``'s, to resume;
+        one statement, so of two processes adopting at once each hand goes to one. Returns
+        their ids."""
+        async with self.tx() as tx:
+            if from_hosts is None:
+                rows = await tx.fetch("UPDATE hands SET host = ? WHERE status = 'live' AND host <> ? RETURNING id",
+                                      host, host)
+            else:
+                if not from_hosts:
+                    return []
+                rows = await tx.fetch("UPDATE hands SET host = ? WHERE status = 'live' AND host IN (%s) RETURNING id"
+                                      % ",".join("?" * len(from_hosts)), host, *from_hosts)
+        return [r[0] for r in rows]
+
+    async def live_hands(self, host: str, ids: Optional[Sequence[str]] = None) -> List[LiveHand]:
+        """The live hands of ``host`` (or those of ``ids`` among them) with their start and log,
+        in the order they began: two queries, whatever their number."""
+        async with self.tx() as tx:
+            sql = "SELECT id, room, players, host, start FROM hands WHERE status = 'live' AND host = ?"
+            args: List[Any] = [host]
+            if ids is not None:
+                if not ids:
+                    return []
+                sql += " AND id IN (%s)" % ",".join("?" * len(ids))
+                args += list(ids)
+            rows = await tx.fetch(sql + " ORDER BY started", *args)
+            found = [r[0] for r in rows]
+            ops: Dict[str, List[Tuple[int, str]]] = {h: [] for h in found}
+            for i in range(0, len(found), 500):
+                part = found[i:i + 500]
+                for h, n, op in await tx.fetch("SELECT hand_id, n, op FROM hand_actions WHERE hand_id IN (%s) "
+                                               "ORDER BY hand_id, n" % ",".join("?" * len(part)), *part):
+                    ops[h].append((int(n), op))
+        out = []
+        for r in rows:
+            try:
+                players = [str(p) for p in json.loads(r[2])]
+            except (TypeError, ValueError):
+                players = []
+            out.append(LiveHand(r[0], r[1], players, r[3], r[4], ops[r[0]]))
+        return out
 
     async def take_voids(self, name: str) -> List[str]:
         """The void hands of ``name`` not yet reported to it (reported once)."""
@@ -412,6 +533,16 @@ class _SqliteTx(_Tx):
 
     async def fetch(self, sql: str, *args: Any) -> List[Sequence[Any]]:
         return await self._s._call(lambda c: c.execute(sql, args).fetchall())
+
+    async def insert_actions(self, rows: Sequence[Tuple[str, int, str]]) -> Set[Tuple[str, int]]:
+        def insert(c: sqlite3.Connection) -> Set[Tuple[str, int]]:  # one hop to the database's thread
+            stored = set()
+            for h, n, op in rows:
+                if c.execute("INSERT INTO hand_actions (hand_id, n, op) VALUES (?, ?, ?) "
+                             "ON CONFLICT (hand_id, n) DO NOTHING", (h, n, op)).rowcount:
+                    stored.add((h, n))
+            return stored
+        return set(await self._s._call(insert))
 
 
 class SqliteStorage(Storage):
@@ -477,6 +608,7 @@ class SqliteStorage(Storage):
         except sqlite3.Error as e:  # a directory that does not exist, a file that is not a database
             raise StorageError(f"cannot open the SQLite database {self._path}: {e}") from None
         async with self.tx() as tx:
+            await _migrate_schema(tx, [r[1] for r in await tx.fetch("PRAGMA table_info(hands)")])
             _log_renames(await _migrate_names(tx))
 
     async def close(self) -> None:
@@ -519,6 +651,15 @@ class _PgTx(_Tx):
 
     async def fetch(self, sql: str, *args: Any) -> List[Sequence[Any]]:
         return list(await self._c.fetch(_pg(sql), *args))
+
+    share = " FOR SHARE"  # a takeover's UPDATE of these rows waits for this transaction, or this sees it
+
+    async def insert_actions(self, rows: Sequence[Tuple[str, int, str]]) -> Set[Tuple[str, int]]:
+        got = await self._c.fetch(
+            "INSERT INTO hand_actions (hand_id, n, op) SELECT * FROM unnest($1::text[], $2::int[], $3::text[]) "
+            "ON CONFLICT (hand_id, n) DO NOTHING RETURNING hand_id, n",
+            [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+        return {(r[0], int(r[1])) for r in got}
 
 
 class PostgresStorage(Storage):
@@ -563,6 +704,9 @@ class PostgresStorage(Storage):
                     await c.execute(stmt)
                 await c.execute("ALTER TABLE accounts ADD COLUMN IF NOT EXISTS name_key TEXT")
                 await c.execute(_NAME_KEY_INDEX)
+                await _migrate_schema(_PgTx(c), [r[0] for r in await c.fetch(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = 'hands' "
+                    "AND table_schema = current_schema()")])
                 _log_renames(await _migrate_names(_PgTx(c)))
 
     async def close(self) -> None:
