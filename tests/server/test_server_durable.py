@@ -34,6 +34,18 @@ async def _until(cond, limit, step=0.05):
         await asyncio.sleep(step)
 
 
+def _served(srv, main, limit):
+    """Runs ``main`` (which starts ``srv``), kills what it leaves running; the server's log,
+    which shows no traceback and no hand it could not resume."""
+    try:
+        run(main, limit)
+    finally:
+        srv.stop()
+    log = srv.tail(1_000_000)
+    assert "Traceback" not in log and "cannot be resumed" not in log, log[-3000:]
+    return log
+
+
 async def _checked(db, players):
     store = open_storage(db)
     await store.open()
@@ -73,13 +85,7 @@ def test_sigkill_then_restart_resumes_every_hand(db_url, tmp_path):
         assert counts["hands"] == 4
         assert srv.term() == 0
 
-    try:
-        run(main(), 200)
-    finally:
-        srv.stop()
-    log = srv.tail(100_000)
-    assert "Traceback" not in log and "cannot be resumed" not in log, log[-3000:]
-    assert "resumed 4 hands" in log
+    assert "resumed 4 hands" in _served(srv, main(), 200)
 
 
 def test_a_hand_that_cannot_be_resumed_is_void_alone(tmp_path, caplog):
@@ -203,9 +209,4 @@ def test_chaos_seeded_kills_and_a_drain(tmp_path):
         assert counts["hands"] >= 10
         assert srv.term() == 0
 
-    try:
-        run(main(), 120)
-    finally:
-        srv.stop()
-    log = srv.tail(1_000_000)
-    assert "Traceback" not in log and "cannot be resumed" not in log, log[-3000:]
+    _served(srv, main(), 120)

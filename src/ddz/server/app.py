@@ -91,6 +91,10 @@ class ServerConfig:
     long for their players before the room's bot plays them, and the open decision's clock
     gets this much more. ``drain_timeout_s``: how long ``drain`` (SIGTERM, SIGINT) lets the
     live hands play on before it stops (docs/server.md, "Starting and stopping").
+    ``sqlite_synchronous``: ``"full"`` (a commit is on the disk before anyone is told of it) or
+    ``"normal"`` (in the OS's cache: safe from a process crash, not from a power loss).
+    ``hand_log``: False only to measure what the log costs: no hand is logged, and a hand left
+    live by a stop or a crash cannot be resumed (it is void).
     """
     db: str = "ddz-server.sqlite3"
     move_timeout_s: Optional[float] = None
@@ -119,6 +123,8 @@ class ServerConfig:
     models: Tuple[Any, ...] = ()
     resume_grace_s: float = 15.0
     drain_timeout_s: float = 60.0
+    sqlite_synchronous: str = "full"
+    hand_log: bool = True
 
 
 class SignupLimit:
@@ -190,7 +196,7 @@ class Server:
         self.config = config or ServerConfig()
         if self.config.status not in STATUS_MODES:
             raise ValueError(f"status must be one of {', '.join(STATUS_MODES)}, not {self.config.status!r}")
-        self.storage = storage or open_storage(self.config.db)
+        self.storage = storage or open_storage(self.config.db, self.config.sqlite_synchronous)
         self.signups = SignupLimit(self.config.signup_limit, self.config.signup_window_s)
         self.rooms: Dict[str, Room] = {name: ROOMS[name] for name in self.config.rooms}
         # the bot of each room's bot seats, every model loaded and checked here, once (ModelError)
@@ -862,7 +868,8 @@ class Server:
                  for seat, p in enumerate(players)]
         tid = table_id or secrets.token_hex(8)
         t = Table(self, tid, room, players, bot_seats, coins)
-        await self.storage.start_hand(tid, room.name, room.variant, players, self.config.host_id, t.start_record())
+        await self.storage.start_hand(tid, room.name, room.variant, players, self.config.host_id,
+                                      t.start_record() if self.config.hand_log else None)
         self.tables[tid] = t
         for seat, p in enumerate(players):
             if seat in bot_seats:

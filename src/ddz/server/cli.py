@@ -79,6 +79,13 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                     help="after a restart or a takeover, how long a resumed hand's seats wait for their "
                          "players before the room's bot plays them; the open decision's clock gets as much "
                          "more (default %(default)s)")
+    sv.add_argument("--sqlite-sync", default="full", choices=("full", "normal"), dest="sqlite_synchronous",
+                    help="SQLite's PRAGMA synchronous: full (every action is on the disk before anyone is told "
+                         "of it) or normal (in the OS's cache: a crash of the server loses none, a power loss "
+                         "may lose the last ones; docs/server.md gives the cost) (default %(default)s)")
+    sv.add_argument("--no-hand-log", action="store_false", dest="hand_log",
+                    help="for measurements only: do not log the hands' actions (a hand left live by a stop or "
+                         "a crash is then void, not resumed) (default: every action is logged)")
     sv.add_argument("--origin", action="append", default=[], dest="origins", metavar="URL",
                     help="a browser origin (https://ddz.example) whose pages may open the WebSocket; repeat for "
                          "more (default: the server's own, the request's Host); clients that send no Origin "
@@ -155,7 +162,8 @@ def run(args: argparse.Namespace) -> int:
                        match_interval_s=args.match_interval_s, cluster_dead_s=args.cluster_dead_s,
                        signup_limit=args.signup_limit, signup_window_s=args.signup_window_s, status=args.status,
                        bot=bot_choice, models=tuple(args.models), drain_timeout_s=args.drain_timeout_s,
-                       resume_grace_s=args.resume_grace_s)
+                       resume_grace_s=args.resume_grace_s, sqlite_synchronous=args.sqlite_synchronous,
+                       hand_log=args.hand_log)
     cfg.origins = tuple(args.origins)
     cfg.token_lifetime_s = args.token_days * 86400.0
 

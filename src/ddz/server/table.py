@@ -212,7 +212,8 @@ class Table:
         did); the open decision's clock starts again with ``grace_s`` more. Raises
         ``ResumeError`` (one line) for a hand it cannot resume."""
         if hand.start is None:
-            raise ResumeError("it began before hands were logged (an older ddz): nothing to resume it from")
+            raise ResumeError("nothing to resume it from: it began before hands were logged (an older ddz), "
+                              "or on a server without the hand log")
         try:
             st = json.loads(hand.start)
             if not isinstance(st, dict) or st.get("v") != START_VERSION:
@@ -289,6 +290,8 @@ class Table:
     def _log(self, seat: Optional[int], op: str) -> None:
         """Appends the event's op to the hand's log (``Journal``): what the event changed is
         sent once it is stored."""
+        if not self.server.config.hand_log:
+            return
         self.logged += 1
         self.server.journal.append(self.id, self.logged, json.dumps([seat, op]), self._on_stored, self.lost)
 
