@@ -43,6 +43,7 @@ import time
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
 from ..rooms.matchmaking import MATCH_TIERS, Matchmaker
+from .storage import schema_statements
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Server
@@ -95,10 +96,9 @@ class Cluster:
 
     async def open(self) -> None:
         async with self._pool.acquire() as c:
+            await schema_statements(c, _SCHEMA)
             async with c.transaction():
                 await c.execute("SELECT pg_advisory_xact_lock(7214)")
-                for stmt in _SCHEMA:
-                    await c.execute(stmt)
                 # alive before it adopts, so that a process starting next does not adopt them again
                 now = time.time()
                 await c.execute("INSERT INTO cluster_hosts (host, url, seen) VALUES ($1, $2, $3) "
@@ -365,7 +365,8 @@ class Cluster:
         """Processes whose heartbeat stopped: this process takes their live hands over (one
         statement: of two reapers each hand goes to one) and resumes them; their players' rows
         stay (they name the table, which is here now: ``_redirect`` sends its players here);
-        their waiting players and their tables not yet opened are dropped."""
+        its tables not yet opened are dropped, their players waiting again, and the players who
+        joined through it are dropped."""
         now = time.time()
         async with self._pool.acquire() as c:
             dead = [r["host"] for r in await c.fetch("SELECT host FROM cluster_hosts WHERE seen <= $1",
@@ -378,7 +379,9 @@ class Cluster:
                     self.host, dead)]
                 unopened = [r["id"] for r in await c.fetch(
                     "DELETE FROM cluster_tables WHERE host = ANY($1::text[]) AND opened = 0 RETURNING id", dead)]
-                await c.execute("DELETE FROM cluster_queue WHERE table_id = ANY($1::text[])", unopened)
+                # the players of its tables not yet opened wait again (the matchmaker seats them anew),
+                # but those who joined through it, which are gone with it
+                await c.execute("UPDATE cluster_queue SET table_id = NULL WHERE table_id = ANY($1::text[])", unopened)
                 await c.execute("DELETE FROM cluster_queue WHERE host = ANY($1::text[]) AND table_id IS NULL", dead)
                 await c.execute("DELETE FROM cluster_hosts WHERE host = ANY($1::text[]) AND seen <= $2",
                                 dead, now - self.dead_s)

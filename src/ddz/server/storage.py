@@ -704,13 +704,10 @@ class PostgresStorage(Storage):
         except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
             raise StorageError(f"cannot open the PostgreSQL database {_safe_url(self.url)}: {_reason(e)}") from None
         async with self._pool.acquire() as c:
-            # two processes starting together must not race on CREATE TABLE
+            await schema_statements(c, [*_SCHEMA, "ALTER TABLE accounts ADD COLUMN IF NOT EXISTS name_key TEXT",
+                                        _NAME_KEY_INDEX])
             async with c.transaction():
                 await c.execute("SELECT pg_advisory_xact_lock(7214)")
-                for stmt in _SCHEMA:
-                    await c.execute(stmt)
-                await c.execute("ALTER TABLE accounts ADD COLUMN IF NOT EXISTS name_key TEXT")
-                await c.execute(_NAME_KEY_INDEX)
                 await _migrate_schema(_PgTx(c), [r[0] for r in await c.fetch(
                     "SELECT column_name FROM information_schema.columns WHERE table_name = 'hands' "
                     "AND table_schema = current_schema()")])
@@ -732,6 +729,19 @@ class PostgresStorage(Storage):
 
     def pool(self) -> Any:
         return self._pool
+
+
+async def schema_statements(conn: Any, statements: Sequence[str]) -> None:
+    """Runs ``CREATE … IF NOT EXISTS`` statements under advisory lock 7214 (two processes
+    starting together do not race on them), each in a transaction of its own: a ``CREATE INDEX``
+    locks its table against writes until its transaction ends, and several held at once by a
+    process starting beside running ones deadlocked with their hands' transactions."""
+    await conn.execute("SELECT pg_advisory_lock(7214)")
+    try:
+        for stmt in statements:
+            await conn.execute(stmt)
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock(7214)")
 
 
 def _safe_url(url: str) -> str:
