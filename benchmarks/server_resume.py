@@ -9,7 +9,7 @@ to the first accepted connection, the resume time the server logs, the pings' ro
 while it resumed, and how long the ``join`` took to be seated.
 
     python benchmarks/server_resume.py --tables 1000 --events 30
-    python benchmarks/server_resume.py --tables 1000 --events 30 --db postgresql://ddz@127.0.0.1/ddz
+    python benchmarks/server_resume.py --tables 1000 --events 30 --db pg      # a throwaway PostgreSQL
 """
 from __future__ import annotations
 
@@ -115,8 +115,17 @@ async def probe(port: int, out: Dict[str, Any], stop: asyncio.Event) -> None:
 
 
 async def main(a: argparse.Namespace) -> Dict[str, Any]:
+    if a.db == "pg":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from server_chaos import throwaway_pg
+        with throwaway_pg() as url:
+            return await run(a, url)
+    return await run(a, a.db)
+
+
+async def run(a: argparse.Namespace, db: Optional[str]) -> Dict[str, Any]:
     tmp = tempfile.mkdtemp(prefix="ddz-resume-")
-    db = a.db or os.path.join(tmp, "resume.sqlite3")
+    db = db or os.path.join(tmp, "resume.sqlite3")
     t0 = time.perf_counter()
     events = await write_hands(db, a.tables, a.events, a.seed)
     out: Dict[str, Any] = {"tables": a.tables, "events_per_hand": a.events, "events_written": events,
@@ -158,7 +167,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=int, default=1000, help="live hands to resume")
     ap.add_argument("--events", type=int, default=30, help="logged events per hand (fewer if the hand ends)")
-    ap.add_argument("--db", default=None, help="an empty database: postgresql://… (default: a new SQLite file)")
+    ap.add_argument("--db", default=None, help="an empty database: postgresql://…, or pg for a throwaway "
+                    "PostgreSQL (default: a new SQLite file)")
     ap.add_argument("--seed", type=int, default=1)
     return ap.parse_args(argv)
 
