@@ -30,7 +30,7 @@ from ..rooms.room import ROOMS, Room
 from ..search.bots import Bot
 from .bots import BotChoice, bot_kinds, room_bots
 from .health import GcPauses, LoopLag
-from .journal import Journal
+from .journal import Journal, NoJournal
 from .names import name_problem
 from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse, refusal
 from .storage import TOKEN_LIFETIME_S, LiveHand, PostgresStorage, Storage, StorageError, open_storage
@@ -221,7 +221,7 @@ class Server:
         self.cluster: Any = None
         self.gc_pauses = GcPauses()
         self.loop_lag = LoopLag()
-        self.journal = Journal(self.storage, self.config.host_id)
+        self.journal: Any = Journal(self.storage, self.config.host_id) if self.config.hand_log else NoJournal()
         self.draining = False
         self.stopped = False
         self._cut = False                # drain: stop waiting now (a second signal)
@@ -318,9 +318,9 @@ class Server:
                 task.cancel()
         for t in list(self.tables.values()):
             t.freeze()
-        for t in list(self.tables.values()):
-            if t._finishing is not None:  # a hand being settled is settled (or not) whole
-                await asyncio.gather(t._finishing, return_exceptions=True)
+        finishing = [t._finishing for t in self.tables.values() if t._finishing is not None]
+        if finishing:  # a hand being settled is settled (or not) whole; not longer than the journal's wait
+            await asyncio.wait(finishing, timeout=10.0)
         if not await self.journal.flush(timeout=10.0):
             log.error("the hand log could not be written at the stop: those hands resume from their last stored event")
         if self.cluster is not None:
@@ -332,15 +332,6 @@ class Server:
         if self.cluster is not None:
             await self.cluster.close()
         await self.storage.close()
-
-    async def void_tables(self, message: Optional[str]) -> None:
-        """Every table of this process whose hand has not ended: void, its players told."""
-        for t in list(self.tables.values()):
-            t._cancel_timers()
-            if t._finishing is not None:
-                await t._finishing
-            if not t.ended:
-                await t.void(message or "the hand is void, no coin moved")
 
     # ---- resuming stored hands ----
     async def load_resumes(self, ids: Optional[List[str]] = None) -> int:
@@ -391,6 +382,8 @@ class Server:
             told = [p for p in hand.players if p in self.sessions]
             try:
                 await self.storage.void_hand(hand_id, told)
+                if self.cluster is not None:
+                    await self.cluster.note_void(hand_id, hand.players)
             except Exception:
                 log.exception("hand %s: storing it void failed", hand_id)
             for p in told:

@@ -27,11 +27,15 @@ queue and the matchmaking:
   is ``live`` and its process is alive (a heartbeat within ``cluster_dead_s``); once per
   connection.
 * Every process writes a heartbeat each round (``cluster_hosts.seen``). One whose heartbeat
-  is older than ``ServerConfig.cluster_dead_s`` is gone: the first process to see it voids
-  its live hands (no coin moved), frees its players' rows and notes the hands in
-  ``cluster_voids``; every process then sends ``void`` to those hands' players connected to
-  it (the others are told in their next ``welcome``). A process that finds its own heartbeat
-  row gone (it was given up while its loop stood still) voids its own tables.
+  is older than ``ServerConfig.cluster_dead_s`` is gone: the first process to see it takes
+  its live hands over (``hands.host``) and resumes them from their logs (docs/server.md,
+  "Durable hands"); their players are redirected there. A process that stops hands its live
+  hands to another (``hand_over``), which adopts them in its next round. A process that finds
+  its own heartbeat row gone (it was given up while its loop stood still) stops the tables
+  whose hands were taken over meanwhile: it can no longer log their events.
+* A hand that cannot be resumed is void; it is noted in ``cluster_voids`` so that every
+  process sends ``void`` to its players connected there (the others are told in their next
+  ``welcome``).
 """
 from __future__ import annotations
 
@@ -391,8 +395,15 @@ class Cluster:
             self.taken_over += await self.server.load_resumes(hands)
             self.server.start_resuming()
 
+    async def note_void(self, hand_id: str, players: List[str]) -> None:
+        """A hand this process could not resume is void: every process tells its players
+        connected there (``_tell_voids``)."""
+        async with self._pool.acquire() as c:
+            await c.execute("INSERT INTO cluster_voids (hand_id, players, at) VALUES ($1, $2, $3) "
+                            "ON CONFLICT (hand_id) DO NOTHING", hand_id, json.dumps(players), time.time())
+
     async def _tell_voids(self) -> None:
-        """``void`` to the players connected here of hands a dead process left (once each:
+        """``void`` to the players connected here of hands a process could not resume (once each:
         their ``hand_players.notified`` is set, so no ``welcome`` reports them again)."""
         srv = self.server
         async with self._pool.acquire() as c:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 if TYPE_CHECKING:  # pragma: no cover
     from .storage import Storage
 
-__all__ = ["Journal", "MemoryJournal"]
+__all__ = ["Journal", "NoJournal", "MemoryJournal"]
 
 log = logging.getLogger("ddz.server")
 _RETRY_S = 0.5  # the pause before a refused batch is written again
@@ -122,13 +122,33 @@ class Journal:
             self._idle.set()
 
 
-class MemoryJournal:
-    """A journal that keeps the rows in memory and calls ``done`` at once: for a ``Table``
-    played without a database (tests, tools). ``rows``: hand -> its ops in order."""
+class NoJournal:
+    """A journal that stores nothing and calls ``done`` at once: a server run without the hand
+    log (``--no-hand-log``, to measure what the log costs)."""
 
-    def __init__(self) -> None:
-        self.rows: Dict[str, List[str]] = {}
+    pending = 0
+    batches = rows = errors = 0
+
+    def start(self) -> None:
+        pass
+
+    async def stop(self) -> None:
+        pass
+
+    async def flush(self, timeout: Optional[float] = None) -> bool:
+        return True
 
     def append(self, hand: str, n: int, op: str, done: Callable[[int], None], lost: Callable[[], None]) -> None:
-        self.rows.setdefault(hand, []).append(op)
+        done(n)
+
+
+class MemoryJournal(NoJournal):
+    """A journal that keeps the rows in memory and calls ``done`` at once: for a ``Table``
+    played without a database (tests, tools). ``ops``: hand -> its ops in order."""
+
+    def __init__(self) -> None:
+        self.ops: Dict[str, List[str]] = {}
+
+    def append(self, hand: str, n: int, op: str, done: Callable[[int], None], lost: Callable[[], None]) -> None:
+        self.ops.setdefault(hand, []).append(op)
         done(n)

@@ -11,15 +11,17 @@ An account is its name; what proves it is a token, of which only the SHA-256 is 
 Balances live in *ledgers*: ``coins`` (CLASSIC3 rooms and TWOP coin rooms), ``twop_score``
 (TWOP score rooms) and ``bengbu`` (BENGBU4 money). A balance changes only in
 ``finish_hand``, in one transaction with the hand's record, so a server that dies during a
-hand moves no coin for it: the hand stays ``live`` in the table until ``void_live_hands``
-marks it ``void`` at the next start, and its players are told once (``take_voids``). A
-server that stops as planned voids its hands itself (``void_hand``).
+hand moves no coin for it: the hand stays ``live`` with its start and its log
+(``start_hand``, ``append_actions``), and the next server (``adopt_live_hands``,
+``live_hands``) resumes it. A hand that cannot be resumed is void (``void_hand``), its
+players told once (``take_voids``).
 
 A server *claims* its database before it touches it (``claim``): a SQLite file is owned by
 one process at a time (an exclusive ``flock`` on ``FILE.lock`` beside it), a PostgreSQL
 database by one server alone or by the processes of one cluster (an advisory lock, exclusive
-or shared). A live hand is void only once its server is known to be gone: at the start of a
-server that holds the exclusive claim, or (cluster mode) when its process's heartbeats stop.
+or shared). A live hand is taken by another server only once its own is known to be gone: at
+the start of a server that holds the exclusive claim, or (cluster mode) when its process's
+heartbeats stop.
 What the system takes (CLASSIC3 rake) and pays in (TWOP's house, §2.2.8 / A21) is written to
 ``system_ledger``, so that for every ledger
 ``sum(balances) + sum(rake) - sum(house) == sum(grants)``.

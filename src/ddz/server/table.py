@@ -290,8 +290,6 @@ class Table:
     def _log(self, seat: Optional[int], op: str) -> None:
         """Appends the event's op to the hand's log (``Journal``): what the event changed is
         sent once it is stored."""
-        if not self.server.config.hand_log:
-            return
         self.logged += 1
         self.server.journal.append(self.id, self.logged, json.dumps([seat, op]), self._on_stored, self.lost)
 
@@ -657,25 +655,6 @@ class Table:
         self._event()
 
     # ---- the end ----
-    async def void(self, message: str) -> None:
-        """The hand ends without a result (its server stops, or its cluster gave it up): it is
-        void in the storage (no coin moves) and its seats and spectators are sent ``void``."""
-        self._cancel_timers()
-        for h in self._grace.values():
-            h.cancel()
-        self._grace.clear()
-        self.ended = True
-        self.deadline = None
-        self.result_msg = {"type": "void", "table": self.id, "message": message}
-        told = [self.players[s] for s, sess in enumerate(self.sessions) if sess is not None]
-        for sess in [x for x in self.sessions if x is not None] + list(self.spectators):
-            sess.send(self.result_msg)
-        try:
-            await self.server.storage.void_hand(self.id, told)
-        except Exception:  # the hand stays live: the next start (or the cluster) voids it
-            log.exception("table %s: storing the void hand failed", self.id)
-        self.server.table_done(self)
-
     async def _finish(self) -> None:
         g = self.game
         result = g.result
