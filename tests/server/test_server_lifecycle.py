@@ -250,6 +250,6 @@ def test_every_serve_option_has_help_with_its_default():
         assert a.help and len(a.help) > 15, a.option_strings
         assert "%(default)s" in a.help or "default" in a.help, a.option_strings
     text = " ".join(serve.format_help().split())  # the lines as wrapped joined again
-    for default in ("127.0.0.1", "8000", "ddz-server.sqlite3", "10000", "0.6", "20.0", "40", "local", "0.5",
+    for default in ("127.0.0.1", "8000", "DATA/ddz-server.sqlite3", "10000", "0.6", "20.0", "40", "local", "0.5",
                     "10.0", "600.0"):
         assert f"default {default}" in text, default

@@ -11,6 +11,7 @@ import ipaddress
 import json
 import logging
 import mimetypes
+import os
 import re
 import secrets
 import time
@@ -31,6 +32,7 @@ from ..search.bots import Bot
 from .bots import BotChoice, bot_kinds, room_bots
 from .health import GcPauses, LoopLag
 from .journal import Journal, NoJournal
+from .metrics import Metrics
 from .names import name_problem
 from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse, refusal
 from .storage import TOKEN_LIFETIME_S, LiveHand, PostgresStorage, Storage, StorageError, open_storage
@@ -94,9 +96,10 @@ class ServerConfig:
     ``sqlite_synchronous``: ``"full"`` (a commit is on the disk before anyone is told of it) or
     ``"normal"`` (in the OS's cache: safe from a process crash, not from a power loss).
     ``hand_log``: False only to measure what the log costs: no hand is logged, and a hand left
-    live by a stop or a crash cannot be resumed (it is void).
+    live by a stop or a crash cannot be resumed (it is void). ``metrics``: who gets
+    ``GET /metrics`` (Prometheus's format), as ``status`` for ``/api/status``.
     """
-    db: str = "ddz-server.sqlite3"
+    db: str = field(default_factory=lambda: default_db())
     move_timeout_s: Optional[float] = None
     grace_s: float = 30.0
     bot_delay_s: float = 0.6
@@ -125,6 +128,18 @@ class ServerConfig:
     drain_timeout_s: float = 60.0
     sqlite_synchronous: str = "full"
     hand_log: bool = True
+    metrics: str = "local"
+
+
+def default_db(make: bool = False) -> str:
+    """The SQLite file a server uses when none is named: ``DATA/ddz-server.sqlite3``, DATA
+    being ``$DDZ_DATA_DIR``, else ``$XDG_DATA_HOME/ddz``, else ``~/.local/share/ddz``
+    (``make``: created if missing, readable by its owner only), not the working directory."""
+    data = os.environ.get("DDZ_DATA_DIR") or os.path.join(
+        os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share"), "ddz")
+    if make:
+        os.makedirs(data, mode=0o700, exist_ok=True)
+    return os.path.join(data, "ddz-server.sqlite3")
 
 
 class SignupLimit:
@@ -194,8 +209,11 @@ class Server:
 
     def __init__(self, config: Optional[ServerConfig] = None, storage: Optional[Storage] = None) -> None:
         self.config = config or ServerConfig()
-        if self.config.status not in STATUS_MODES:
-            raise ValueError(f"status must be one of {', '.join(STATUS_MODES)}, not {self.config.status!r}")
+        for what in ("status", "metrics"):
+            if getattr(self.config, what) not in STATUS_MODES:
+                raise ValueError(f"{what} must be one of {', '.join(STATUS_MODES)}, not {getattr(self.config, what)!r}")
+        if storage is None and self.config.db == default_db():
+            default_db(make=True)
         self.storage = storage or open_storage(self.config.db, self.config.sqlite_synchronous)
         self.signups = SignupLimit(self.config.signup_limit, self.config.signup_window_s)
         self.rooms: Dict[str, Room] = {name: ROOMS[name] for name in self.config.rooms}
@@ -221,7 +239,11 @@ class Server:
         self.cluster: Any = None
         self.gc_pauses = GcPauses()
         self.loop_lag = LoopLag()
-        self.journal: Any = Journal(self.storage, self.config.host_id) if self.config.hand_log else NoJournal()
+        self.metrics = Metrics(self)
+        self.journal: Any = NoJournal()
+        if self.config.hand_log:
+            journal = self.journal = Journal(self.storage, self.config.host_id)
+            journal.on_batch, journal.on_error = self.metrics.batch, self.metrics.storage_error
         self.draining = False
         self.stopped = False
         self._cut = False                # drain: stop waiting now (a second signal)
@@ -379,6 +401,7 @@ class Server:
         except ResumeError as e:
             log.error("hand %s cannot be resumed and is void: %s", hand_id, e)
             self.voided += 1
+            self.metrics.hand("void")
             told = [p for p in hand.players if p in self.sessions]
             try:
                 await self.storage.void_hand(hand_id, told)
@@ -399,6 +422,8 @@ class Server:
             if seat not in t.robots:
                 self.by_player[p] = t
         self.resumed += 1
+        self.metrics.hand("resumed")
+        t.on_answered = self._answered
         t.resumed(self.config.resume_grace_s)
         if self.cluster is not None:  # taken over: its players connected here reconnect to take their seats
             for p in t.players:
@@ -423,7 +448,18 @@ class Server:
         path = url.path
         if path == "/ws":
             return self._check_origin(request)
-        if path == "/api/status" and self._status_allowed(connection):
+        if path == "/healthz":  # the process answers
+            return _response(200, "ok\n", "text/plain")
+        if path == "/readyz":  # it seats new tables: not while it drains nor while it resumes stored hands
+            why = ("draining" if self.draining else f"resuming {len(self._to_resume)} hands" if self._to_resume
+                   else "the hand log cannot be written" if self.journal.pending and self.journal.failing else None)
+            return _response(503 if why else 200, f"{why or 'ready'}\n", "text/plain")
+        if path == "/metrics" and self._allowed(self.config.metrics, connection):
+            body = self.metrics.exposition()
+            if body is None:
+                return _response(501, "/metrics needs prometheus_client (pip install \".[server]\")\n", "text/plain")
+            return _response(200, body, "text/plain; version=0.0.4")
+        if path == "/api/status" and self._allowed(self.config.status, connection):
             status = {"host": self.config.host_id, "tables": len(self.tables), "connections": len(self.sessions),
                       "matchmaker": self.cluster.leader if self.cluster is not None else True,
                       "gc": self.gc_pauses.to_dict(), "loop_lag": self.loop_lag.to_dict()}
@@ -440,12 +476,12 @@ class Server:
             return _response(200, f.read_bytes(), ctype)
         return _response(404, "not found\n", "text/plain")
 
-    def _status_allowed(self, connection: ServerConnection) -> bool:
-        """``/api/status`` (``ServerConfig.status``): off, for loopback clients, or for all; to
-        whom it is not given it does not exist (404)."""
-        if self.config.status == "public":
+    def _allowed(self, mode: str, connection: ServerConnection) -> bool:
+        """``/api/status`` and ``/metrics`` (``ServerConfig.status``, ``.metrics``): off, for
+        loopback clients, or for all; to whom it is not given it does not exist (404)."""
+        if mode == "public":
             return True
-        return self.config.status == "local" and _is_loopback(connection.remote_address)
+        return mode == "local" and _is_loopback(connection.remote_address)
 
     def _check_origin(self, request: Request) -> Optional[Response]:
         """A browser's handshake (it sends ``Origin``) is accepted only from an allowed origin,
@@ -609,6 +645,7 @@ class Server:
             if kind == "act":
                 reply = t.act(seat, msg["action"], msg.get("seq"))
                 if reply is not None:
+                    self.metrics.action(False)
                     sess.send(reply)
             elif kind == "resume":
                 if self.missed.get(sess.name) is t:
@@ -864,6 +901,7 @@ class Server:
         await self.storage.start_hand(tid, room.name, room.variant, players, self.config.host_id,
                                       t.start_record() if self.config.hand_log else None)
         self.tables[tid] = t
+        t.on_answered = self._answered
         for seat, p in enumerate(players):
             if seat in bot_seats:
                 continue
@@ -878,6 +916,10 @@ class Server:
                 t.go_absent(seat)
         t.start()
         return t
+
+    def _answered(self, seconds: float) -> None:
+        """A table sent the update of a player's action, ``seconds`` after it was read."""
+        self.metrics.action(True, seconds)
 
     def bot_stake(self, ledger: str) -> int:
         """What a server bot's seat holds for ``settle``, whatever its account's balance: a new
@@ -895,6 +937,11 @@ class Server:
 
     def table_done(self, t: Table) -> None:
         self._forget(t)
+        if t.result_msg is not None and t.result_msg["type"] == "result":
+            self.metrics.hand("finished")
+        else:  # its settlement could not be stored
+            self.metrics.hand("void")
+            self.metrics.storage_error()
         for seat, seated in enumerate(t.sessions):
             if seated is not None:
                 seated.seats.pop(t.id, None)

@@ -25,9 +25,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                                     "the connections are closed (docs/server.md).")
     sv.add_argument("--host", default="127.0.0.1", help="the address to listen on (default %(default)s)")
     sv.add_argument("--port", type=int, default=8000, help="the port to listen on (default %(default)s; 0: any free)")
-    sv.add_argument("--db", default="ddz-server.sqlite3",
+    sv.add_argument("--db", default=None,
                     help="SQLite file (created on first start; one server process owns it) or "
-                         "postgresql://user@host/db (default %(default)s)")
+                         "postgresql://user@host/db (default DATA/ddz-server.sqlite3, DATA being $DDZ_DATA_DIR, "
+                         "else $XDG_DATA_HOME/ddz, else ~/.local/share/ddz; made if missing)")
     sv.add_argument("--grace", type=float, default=30.0, dest="grace_s", metavar="SECONDS",
                     help="seconds a disconnected seat is kept (a bot plays it) before it is an escape "
                          "(default %(default)s)")
@@ -60,6 +61,14 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.add_argument("--status", default="local", choices=("off", "local", "public"),
                     help="who gets GET /api/status: nobody, clients on a loopback address, or anyone "
                          "(default %(default)s)")
+    sv.add_argument("--metrics", default="local", choices=("off", "local", "public"),
+                    help="who gets GET /metrics (Prometheus's text format): nobody, clients on a loopback address, "
+                         "or anyone (default %(default)s)")
+    sv.add_argument("--log-format", default="text", choices=("text", "json"), dest="log_format",
+                    help="the log on stderr: lines of text, or one JSON object a line (time, level, logger, "
+                         "message) (default %(default)s)")
+    sv.add_argument("--access-log", action="store_true", dest="access_log",
+                    help="log every WebSocket connection's opening and closing (default: off)")
     sv.add_argument("--cluster", action="store_true",
                     help="share the queue and matchmaking with other processes on the same PostgreSQL --db "
                          "(default: alone on the database)")
@@ -107,6 +116,31 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.set_defaults(func=run)
 
 
+class _JsonLines(logging.Formatter):
+    """One JSON object a line: ``time`` (ISO 8601, UTC), ``level``, ``logger``, ``message``,
+    and ``error`` (the traceback) when there is one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        import datetime
+        import json
+        out = {"time": datetime.datetime.fromtimestamp(record.created, datetime.timezone.utc).isoformat(
+                   timespec="milliseconds"),
+               "level": record.levelname.lower(), "logger": record.name, "message": record.getMessage()}
+        if record.exc_info:
+            out["error"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False)
+
+
+def _log_setup(fmt: str, access: bool) -> None:
+    """The log on stderr, as text lines or JSON lines; the WebSocket library's line per
+    connection opened and closed (an access log) only with ``--access-log``."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(_JsonLines() if fmt == "json" else
+                         logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    logging.getLogger("websockets.server").setLevel(logging.INFO if access else logging.WARNING)
+
+
 def _fail(message: str) -> int:
     print(f"ddz serve: {message}", file=sys.stderr)
     return 2
@@ -151,11 +185,17 @@ def run(args: argparse.Namespace) -> int:
     if not args.token_days > 0:
         return _fail(f"--token-days must be a positive number of days, not {args.token_days}")
     if args.reset_token is not None:
+        if args.db is None:
+            from .app import default_db
+            args.db = default_db()
         return _reset_token(args.db, args.reset_token, args.token_days * 86400.0)
     for o in args.origins:
         if not o.startswith(("http://", "https://")) or o.rstrip("/").count("/") != 2:
             return _fail(f"--origin takes an origin such as https://ddz.example:8443, not {o!r}")
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    _log_setup(args.log_format, args.access_log)
+    from .app import default_db
+    if args.db is None:
+        args.db = default_db(make=True)
     cfg = ServerConfig(db=args.db, grace_s=args.grace_s, move_timeout_s=args.move_timeout_s,
                        starting_coins=args.starting_coins, bot_delay_s=args.bot_delay_s, bot_tables=args.bot_tables,
                        rate=args.rate, burst=args.burst, cluster=args.cluster, public_url=args.public_url,
@@ -163,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
                        signup_limit=args.signup_limit, signup_window_s=args.signup_window_s, status=args.status,
                        bot=bot_choice, models=tuple(args.models), drain_timeout_s=args.drain_timeout_s,
                        resume_grace_s=args.resume_grace_s, sqlite_synchronous=args.sqlite_synchronous,
-                       hand_log=args.hand_log)
+                       hand_log=args.hand_log, metrics=args.metrics)
     cfg.origins = tuple(args.origins)
     cfg.token_lifetime_s = args.token_days * 86400.0
 
@@ -176,9 +216,10 @@ def run(args: argparse.Namespace) -> int:
     async def main() -> None:
         # a start that fails is one line: not the library's lines of closing what it had bound
         ws_log = logging.getLogger("websockets.server")
+        level = ws_log.level
         ws_log.setLevel(logging.WARNING)
         await srv.start(args.host, args.port)
-        ws_log.setLevel(logging.NOTSET)
+        ws_log.setLevel(level)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
 

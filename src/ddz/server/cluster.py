@@ -142,6 +142,7 @@ class Cluster:
             ids = [r["id"] for r in await c.fetch("UPDATE hands SET host = $1 WHERE status = 'live' AND host = $2 "
                                                   "RETURNING id", row["host"], self.host)]
         log.info("%d hands handed over to %s", len(ids), row["host"])
+        srv.metrics.hand("handed_over", len(ids))
         for tid in ids:
             t = srv.tables.get(tid)
             if t is None:

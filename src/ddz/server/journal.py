@@ -46,6 +46,8 @@ class Journal:
         self.errors = 0           # batches the database refused (written again)
         self.write_s = 0.0        # time spent in those transactions
         self.on_batch: Optional[Callable[[int, float], None]] = None  # (rows, seconds) of each batch
+        self.on_error: Optional[Callable[[], None]] = None            # a batch refused
+        self.failing = False      # the last batch was refused
 
     def start(self) -> None:
         if self._task is None:
@@ -97,6 +99,9 @@ class Journal:
                     raise
                 except Exception as e:
                     self.errors += 1
+                    self.failing = True
+                    if self.on_error is not None:
+                        self.on_error()
                     log.error("storing %d log rows failed (%s: %s); trying again in %g s", len(rows),
                               type(e).__name__, str(e).splitlines()[0] if str(e) else "", _RETRY_S)
                     self._rows = rows + self._rows  # first, in order
@@ -105,6 +110,7 @@ class Journal:
                     await asyncio.sleep(_RETRY_S)
                     continue
                 dt = time.perf_counter() - t0
+                self.failing = False
                 self.batches += 1
                 self.rows += len(rows)
                 self.write_s += dt
@@ -128,6 +134,7 @@ class NoJournal:
 
     pending = 0
     batches = rows = errors = 0
+    failing = False
 
     def start(self) -> None:
         pass

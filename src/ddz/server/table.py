@@ -20,7 +20,7 @@ import json
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set, Tuple
 
 from ..hand.game import Game
 from .._core import IllegalAction
@@ -178,6 +178,10 @@ class Table:
         self.frozen = False                     # its server is stopping: nothing more happens here
         self.hold: Set[int] = set()             # seats kept for their players after a resume, no bot yet
         self._extra = 0.0                       # seconds added to the next decision's clock (a resume)
+        # when the players' actions applied and not yet answered were read (perf_counter), and who
+        # hears how long their answers took (the server's metrics)
+        self._asked: List[float] = []
+        self.on_answered: Optional[Callable[[float], None]] = None
         self.bot: Bot = server.bot_for(room)     # the room's bot: RuleBot or NeuralBot (ServerConfig.bot)
         self._bots: Dict[int, Bot] = {}
         for s in self.robots:
@@ -465,6 +469,11 @@ class Table:
                 sess.send(self.update_msg(sess, None, extras, pub, now))
         del pub["history"]  # sent; kept without it (the next event compares the other fields)
         self._pub = pub
+        if self._asked and self.on_answered is not None:
+            done = time.perf_counter()
+            for t0 in self._asked:
+                self.on_answered(done - t0)
+            self._asked.clear()
 
     # ---- the flow of the hand ----
     def _moved(self) -> None:
@@ -558,6 +567,7 @@ class Table:
         event of the view the action answers; an action that answers a decision closed since
         (the clock's default, or a bot, answered it first) is refused with ``STALE`` instead of
         being judged against a decision its player never saw."""
+        t0 = time.perf_counter()
         if seq is not None and seq > self.seq:
             raise ProtocolError("bad_field", f"act: seq {seq} is ahead of the table (its latest event is {self.seq})")
         if self.ended or self.game.is_over or self.frozen:
@@ -576,6 +586,8 @@ class Table:
             code = err.code.name if err.code is not None else "ILLEGAL"
             return {"type": "illegal", "table": self.id, "code": code, "message": str(err),
                     "action": action}
+        if self.on_answered is not None:
+            self._asked.append(t0)
         self._log(seat, action)
         self._moved()
         self._event()
