@@ -32,6 +32,7 @@ from ddz.rooms.room import ROOMS
 from ddz.server import Server, ServerConfig
 from ddz.server.app import BOT_NAMES
 from ddz.server.storage import open_storage
+from ddz.server.journal import MemoryJournal
 from ddz.server.table import Table
 
 ROOM_CYCLE = ("novice", "score", "bengbu")
@@ -55,8 +56,8 @@ async def write_hands(db: str, tables: int, events: int, seed: int) -> int:
         for i in range(tables):
             room = ROOMS[ROOM_CYCLE[i % len(ROOM_CYCLE)]]
             players = [f"r{i}p0", *BOT_NAMES[:room.players - 1]]
-            t = Table(srv, f"{i:016x}", room, players, set(range(1, room.players)), [10_000] * room.players,
-                      seed=rng.randrange(1 << 62))
+            t = Table(f"{i:016x}", room, players, set(range(1, room.players)), [10_000] * room.players,
+                      seed=rng.randrange(1 << 62), config=srv.config, bot=srv.bot_for(room), journal=MemoryJournal())
             g, rows = t.game, []
             while len(rows) < events and not g.is_over:
                 seat = g.current_seat

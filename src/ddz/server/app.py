@@ -34,7 +34,7 @@ from .health import GcPauses, LoopLag
 from .journal import Journal, NoJournal
 from .metrics import Metrics
 from .names import name_problem
-from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse, refusal
+from .protocol import CLIENT_TYPES, PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse, refusal
 from .storage import TOKEN_LIFETIME_S, LiveHand, PostgresStorage, Storage, StorageError, open_storage
 from .table import ResumeError, Table, ledger_of, room_rules
 
@@ -220,6 +220,8 @@ class Server:
         # the bot of each room's bot seats, every model loaded and checked here, once (ModelError)
         self.bots: Dict[str, Bot] = room_bots(self.rooms, self.config.bot, self.config.models)
         self.bot_kinds: Dict[str, str] = bot_kinds(self.rooms, self.config.bot)
+        # the handler of each client message type (protocol.CLIENT_TYPES: every one, no other)
+        self._handlers: Dict[str, Any] = {kind: getattr(self, "_on_" + kind) for kind in CLIENT_TYPES}
         self.tables: Dict[str, Table] = {}
         self.by_player: Dict[str, Table] = {}     # a player sits at one table at a time
         # tables that have ended, kept for the grace period so that a player away at the end
@@ -397,7 +399,7 @@ class Server:
             if self._resuming.get(p) == hand_id:
                 del self._resuming[p]
         try:
-            t = Table.restore(self, hand, self.config.resume_grace_s)
+            t = Table.restore(hand, self.config.resume_grace_s, self.rooms, self._table_args)
         except ResumeError as e:
             log.error("hand %s cannot be resumed and is void: %s", hand_id, e)
             self.voided += 1
@@ -423,7 +425,7 @@ class Server:
                 self.by_player[p] = t
         self.resumed += 1
         self.metrics.hand("resumed")
-        t.on_answered = self._answered
+        self._watch(t)
         t.resumed(self.config.resume_grace_s)
         if self.cluster is not None:  # taken over: its players connected here reconnect to take their seats
             for p in t.players:
@@ -592,72 +594,85 @@ class Server:
             self._unqueue(sess.name)
 
     async def _dispatch(self, sess: Session, msg: Dict[str, Any]) -> None:
+        """A client message to its handler (``self._handlers``: one per type of
+        ``protocol.CLIENT_TYPES``). A stranger (no ``hello`` yet) is served only ``_OPEN``'s: the
+        rooms, nothing of who plays where (docs/server.md)."""
         kind = msg["type"]
-        if kind == "ping":
-            sess.send({"type": "pong", "now": time.time()})
-            return
-        if kind == "hello":
-            await self._hello(sess, msg)
-            return
-        if kind == "rooms":
-            sess.send({"type": "rooms", "rooms": self.room_list()})
-            return
-        if sess.name is None:  # a stranger sees the rooms, nothing of who plays where (docs/server.md)
+        if sess.name is None and kind not in _OPEN:
             raise ProtocolError("no_account", f"{kind}: say hello (name and token) first")
-        if kind == "tables":
-            sess.send({"type": "tables", "tables": [t.info() for t in self.tables.values() if not t.ended]})
-            return
-        if kind == "spectate":
-            t = self.tables.get(msg["table"])
-            if t is None:
-                raise ProtocolError("no_table", f"no live table {msg['table'][:40]!r}")
-            sess.watching.add(t.id)
-            t.watch(sess)
-            return
-        if kind == "unspectate":
-            if msg["table"] not in sess.watching:
-                raise ProtocolError("not_watching", f"this connection does not watch table {msg['table'][:40]!r}")
-            t = self.tables.get(msg["table"])
-            if t is not None:
-                t.forget(sess, None)
-            sess.watching.discard(msg["table"])
-            sess.send({"type": "unspectated", "table": msg["table"]})
-            return
-        if kind == "logout":
-            await self._logout(sess.name)
-        elif kind == "balances":
-            sess.send({"type": "balances", "balances": await self.storage.balances(sess.name)})
-        elif kind == "join":
-            await self._join(sess, msg["room"], bool(msg.get("bots", False)))
-        elif kind == "leave_queue":
-            if self.cluster is not None:  # the shared queue decides, whichever process the join went through
-                self.waiting.pop(sess.name, None)
-                if not await self.cluster.leave(sess.name):  # seated by the matchmaker first, or never queued
-                    raise ProtocolError("not_queued", "you are not waiting for a table (matched: your table "
-                                        "follows, here or by a redirect; or never queued)")
-            elif sess.name in self.waiting:
-                self._unqueue(sess.name)
-            else:  # matched meanwhile (its "matched" is on the way), or never queued
-                raise ProtocolError("not_queued", "you are not waiting for a table (matched, or never queued)")
-            sess.send({"type": "left_queue"})
-        elif kind in ("act", "resume", "leave"):
-            t, seat = self._seat_for(sess, msg)
-            if kind == "act":
-                reply = t.act(seat, msg["action"], msg.get("seq"))
-                if reply is not None:
-                    self.metrics.action(False)
-                    sess.send(reply)
-            elif kind == "resume":
-                if self.missed.get(sess.name) is t:
-                    del self.missed[sess.name]
-                t.attach(seat, sess, msg.get("since"))
-            else:
-                if t.ended or t.game.is_over:
-                    raise ProtocolError("not_playing", "the hand is over: there is nothing to leave")
-                if seat in t.escaped:
-                    raise ProtocolError("not_playing", f"seat {seat} has left this hand already")
-                t.escape(seat)
-                sess.send({"type": "left", "table": t.id, "seat": seat})
+        await self._handlers[kind](sess, msg)
+
+    async def _on_ping(self, sess: Session, msg: Dict[str, Any]) -> None:
+        sess.send({"type": "pong", "now": time.time()})
+
+    async def _on_rooms(self, sess: Session, msg: Dict[str, Any]) -> None:
+        sess.send({"type": "rooms", "rooms": self.room_list()})
+
+    async def _on_tables(self, sess: Session, msg: Dict[str, Any]) -> None:
+        sess.send({"type": "tables", "tables": [t.info() for t in self.tables.values() if not t.ended]})
+
+    async def _on_spectate(self, sess: Session, msg: Dict[str, Any]) -> None:
+        t = self.tables.get(msg["table"])
+        if t is None:
+            raise ProtocolError("no_table", f"no live table {msg['table'][:40]!r}")
+        sess.watching.add(t.id)
+        t.watch(sess)
+
+    async def _on_unspectate(self, sess: Session, msg: Dict[str, Any]) -> None:
+        if msg["table"] not in sess.watching:
+            raise ProtocolError("not_watching", f"this connection does not watch table {msg['table'][:40]!r}")
+        t = self.tables.get(msg["table"])
+        if t is not None:
+            t.forget(sess, None)
+        sess.watching.discard(msg["table"])
+        sess.send({"type": "unspectated", "table": msg["table"]})
+
+    async def _on_logout(self, sess: Session, msg: Dict[str, Any]) -> None:
+        assert sess.name is not None
+        await self._logout(sess.name)
+
+    async def _on_balances(self, sess: Session, msg: Dict[str, Any]) -> None:
+        assert sess.name is not None
+        sess.send({"type": "balances", "balances": await self.storage.balances(sess.name)})
+
+    async def _on_join(self, sess: Session, msg: Dict[str, Any]) -> None:
+        await self._join(sess, msg["room"], bool(msg.get("bots", False)))
+
+    async def _on_leave_queue(self, sess: Session, msg: Dict[str, Any]) -> None:
+        name = sess.name
+        assert name is not None
+        if self.cluster is not None:  # the shared queue decides, whichever process the join went through
+            self.waiting.pop(name, None)
+            if not await self.cluster.leave(name):  # seated by the matchmaker first, or never queued
+                raise ProtocolError("not_queued", "you are not waiting for a table (matched: your table "
+                                    "follows, here or by a redirect; or never queued)")
+        elif name in self.waiting:
+            self._unqueue(name)
+        else:  # matched meanwhile (its "matched" is on the way), or never queued
+            raise ProtocolError("not_queued", "you are not waiting for a table (matched, or never queued)")
+        sess.send({"type": "left_queue"})
+
+    async def _on_act(self, sess: Session, msg: Dict[str, Any]) -> None:
+        t, seat = self._seat_for(sess, msg)
+        reply = t.act(seat, msg["action"], msg.get("seq"))
+        if reply is not None:
+            self.metrics.action(False)
+            sess.send(reply)
+
+    async def _on_resume(self, sess: Session, msg: Dict[str, Any]) -> None:
+        t, seat = self._seat_for(sess, msg)
+        if sess.name is not None and self.missed.get(sess.name) is t:
+            del self.missed[sess.name]
+        t.attach(seat, sess, msg.get("since"))
+
+    async def _on_leave(self, sess: Session, msg: Dict[str, Any]) -> None:
+        t, seat = self._seat_for(sess, msg)
+        if t.ended or t.game.is_over:
+            raise ProtocolError("not_playing", "the hand is over: there is nothing to leave")
+        if seat in t.escaped:
+            raise ProtocolError("not_playing", f"seat {seat} has left this hand already")
+        t.escape(seat)
+        sess.send({"type": "left", "table": t.id, "seat": seat})
 
     def _seat_for(self, sess: Session, msg: Dict[str, Any]) -> Tuple[Table, int]:
         t = self.tables.get(msg["table"]) or self.finished.get(msg["table"])
@@ -670,7 +685,7 @@ class Server:
             raise ProtocolError("not_seated", "this connection does not hold the seat: send resume first")
         return t, seat
 
-    async def _hello(self, sess: Session, msg: Dict[str, Any]) -> None:
+    async def _on_hello(self, sess: Session, msg: Dict[str, Any]) -> None:
         name = msg["name"]
         if sess.name is not None:
             raise ProtocolError("already", f"this connection is already {sess.name!r}")
@@ -897,11 +912,11 @@ class Server:
         coins = [self.bot_stake(ledger) if seat in bot_seats else (await self.storage.balances(p))[ledger]
                  for seat, p in enumerate(players)]
         tid = table_id or secrets.token_hex(8)
-        t = Table(self, tid, room, players, bot_seats, coins)
+        t = Table(tid, room, players, bot_seats, coins, **self._table_args(room))
         await self.storage.start_hand(tid, room.name, room.variant, players, self.config.host_id,
                                       t.start_record() if self.config.hand_log else None)
         self.tables[tid] = t
-        t.on_answered = self._answered
+        self._watch(t)
         for seat, p in enumerate(players):
             if seat in bot_seats:
                 continue
@@ -916,6 +931,14 @@ class Server:
                 t.go_absent(seat)
         t.start()
         return t
+
+    def _table_args(self, room: Room) -> Dict[str, Any]:
+        """What a table of ``room`` is made with (``Table``: it knows no server)."""
+        return {"config": self.config, "bot": self.bot_for(room), "journal": self.journal, "store": self.storage}
+
+    def _watch(self, t: Table) -> None:
+        """The server hears a table's events: the end of its hand, its loss, its answers' times."""
+        t.on_end, t.on_lost, t.on_answered = self.table_done, self.table_lost, self._answered
 
     def _answered(self, seconds: float) -> None:
         """A table sent the update of a player's action, ``seconds`` after it was read."""
@@ -958,6 +981,9 @@ class Server:
             if self.missed.get(p) is t:
                 del self.missed[p]
 
+
+# what a connection may send before its hello
+_OPEN = frozenset({"ping", "hello", "rooms"})
 
 _BUSY = {"queued": "you already wait for a table (on this server or another of its cluster)",
          "seated": "you are seated at a table (on this server or another of its cluster); finish or leave it first"}

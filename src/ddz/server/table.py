@@ -30,7 +30,7 @@ from ..search.bots import Bot
 from .protocol import ProtocolError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .app import Server, Session
+    from .app import Session
     from .storage import LiveHand
 
 __all__ = ["Table", "ResumeError", "room_rules", "ledger_of", "seat_view", "SINCE_WINDOW", "START_VERSION"]
@@ -137,11 +137,24 @@ def seat_view(game: Game, public: Dict[str, Any], seat: Optional[int]) -> Dict[s
 
 
 class Table:
-    """A live hand. Created by the server once players are matched; ends by ``_finish``."""
+    """A live hand. Created by the server once players are matched; ends by ``_finish``.
 
-    def __init__(self, server: "Server", table_id: str, room: Room, players: List[str], bot_seats: Set[int],
-                 coins_before: List[int], seed: Optional[int] = None, tokens: Optional[List[str]] = None) -> None:
-        self.server = server
+    It knows no server: ``config`` gives its times (``move_timeout_s``, ``bot_delay_s``,
+    ``grace_s``: a ``ServerConfig``), ``bot`` plays its bot seats and absent players' seats,
+    ``journal`` stores its log (``ddz.server.journal``; ``MemoryJournal`` for a table without
+    a database), ``store`` its result (``Storage.finish_hand``; None: not stored). It reports
+    what happens by events: ``on_end(table)`` once its hand has ended and its result is stored
+    (or could not be), ``on_lost(table)`` when another process took its hand over,
+    ``on_answered(seconds)`` when the update of a player's action went out."""
+
+    def __init__(self, table_id: str, room: Room, players: List[str], bot_seats: Set[int],
+                 coins_before: List[int], *, config: Any, bot: Bot, journal: Any, store: Any = None,
+                 seed: Optional[int] = None, tokens: Optional[List[str]] = None) -> None:
+        self.config = config
+        self.journal = journal
+        self.store = store
+        self.on_end: Optional[Callable[["Table"], None]] = None
+        self.on_lost: Optional[Callable[["Table"], None]] = None
         self.id = table_id
         self.room = room
         self.players = list(players)
@@ -182,7 +195,7 @@ class Table:
         # hears how long their answers took (the server's metrics)
         self._asked: List[float] = []
         self.on_answered: Optional[Callable[[float], None]] = None
-        self.bot: Bot = server.bot_for(room)     # the room's bot: RuleBot or NeuralBot (ServerConfig.bot)
+        self.bot = bot                          # the room's bot: RuleBot or NeuralBot (ServerConfig.bot)
         self._bots: Dict[int, Bot] = {}
         for s in self.robots:
             self._bots[s] = self.bot
@@ -209,12 +222,14 @@ class Table:
                            "coins": self.coins_before, "tokens": self.tokens}, ensure_ascii=False)
 
     @classmethod
-    def restore(cls, server: "Server", hand: "LiveHand", grace_s: float) -> "Table":
+    def restore(cls, hand: "LiveHand", grace_s: float, rooms: Dict[str, Room],
+                make: Callable[[Room], Dict[str, Any]]) -> "Table":
         """The table of a stored live hand, its log replayed on ``Game(rules, seed)``: every
         human seat is kept for its player ``grace_s`` seconds, then played by the room's bot
         until its player comes back (never an escape: its player did not leave, the server
         did); the open decision's clock starts again with ``grace_s`` more. Raises
-        ``ResumeError`` (one line) for a hand it cannot resume."""
+        ``ResumeError`` (one line) for a hand it cannot resume. ``rooms``: the rooms served;
+        ``make(room)``: the keyword arguments of its table (``config``, ``bot``, …)."""
         if hand.start is None:
             raise ResumeError("nothing to resume it from: it began before hands were logged (an older ddz), "
                               "or on a server without the hand log")
@@ -222,7 +237,7 @@ class Table:
             st = json.loads(hand.start)
             if not isinstance(st, dict) or st.get("v") != START_VERSION:
                 raise ResumeError(f"its start record is not of version {START_VERSION}")
-            room = server.rooms.get(st["room"])
+            room = rooms.get(st["room"])
             if room is None:
                 raise ResumeError(f"its room {str(st['room'])[:40]!r} is not served here")
             rules = room_rules(room)
@@ -238,7 +253,7 @@ class Table:
             raise
         except (ValueError, TypeError, KeyError) as e:
             raise ResumeError(f"its start record is broken ({type(e).__name__}: {str(e)[:80]})") from None
-        t = cls(server, hand.id, room, players, bots, coins, seed=seed, tokens=tokens)
+        t = cls(hand.id, room, players, bots, coins, seed=seed, tokens=tokens, **make(room))
         g = t.game
         for i, (n_, text) in enumerate(hand.ops, 1):
             if n_ != i:
@@ -295,7 +310,7 @@ class Table:
         """Appends the event's op to the hand's log (``Journal``): what the event changed is
         sent once it is stored."""
         self.logged += 1
-        self.server.journal.append(self.id, self.logged, json.dumps([seat, op]), self._on_stored, self.lost)
+        self.journal.append(self.id, self.logged, json.dumps([seat, op]), self._on_stored, self.lost)
 
     def _on_stored(self, n: int) -> None:
         self.stored = max(self.stored, n)
@@ -326,7 +341,8 @@ class Table:
         self.ended = True
         if self._caught_up is not None and not self._caught_up.done():
             self._caught_up.set_result(None)
-        self.server.table_lost(self)
+        if self.on_lost is not None:
+            self.on_lost(self)
 
     def freeze(self) -> None:
         """Nothing more happens at this table in this process (its server stops, or another
@@ -500,9 +516,9 @@ class Table:
         loop = asyncio.get_running_loop()
         if seat in g.bot_seats:
             self.deadline = self._due = None
-            self._bot_timer = loop.call_later(self.server.config.bot_delay_s, self._bot_move, self.seq)
+            self._bot_timer = loop.call_later(self.config.bot_delay_s, self._bot_move, self.seq)
         else:
-            timeout = (self.server.config.move_timeout_s or g.move_timeout_s) + self._extra
+            timeout = (self.config.move_timeout_s or g.move_timeout_s) + self._extra
             self._extra = 0.0
             self.deadline = time.time() + timeout
             self._due = loop.time() + timeout
@@ -540,8 +556,12 @@ class Table:
         if due - loop.time() > 1e-3:
             self._timer = loop.call_at(due, self._on_clock)
             return
+        self.time_out()
+
+    def time_out(self) -> None:
+        """The seat to act ran out of time: §3.6's ``TIMEOUT(seat)`` and its default action."""
         seat = self.game.current_seat
-        self.game.timeout()  # §3.6: TIMEOUT(seat) and the default action
+        self.game.timeout()
         self._log(seat, "TIMEOUT")
         self._moved()
         self._event()
@@ -651,7 +671,7 @@ class Table:
         self.game.set_bot(seat, self.bot)
         if escape:
             loop = asyncio.get_running_loop()
-            self._grace[seat] = loop.call_later(self.server.config.grace_s, self.escape, seat)
+            self._grace[seat] = loop.call_later(self.config.grace_s, self.escape, seat)
 
     def escape(self, seat: int) -> None:
         """The seat leaves the hand for good: ``Game.escape`` (TWOP / BENGBU4 end with the
@@ -682,8 +702,9 @@ class Table:
         if self.room.variant == "classic" and result.kind == "normal":
             won = [x > 0 for x in result.scores]
         try:
-            await self.server.storage.finish_hand(self.id, ledger_of(self.room), g.to_json(), result.to_dict(),
-                                                  s.to_dict(), won)
+            if self.store is not None:
+                await self.store.finish_hand(self.id, ledger_of(self.room), g.to_json(), result.to_dict(),
+                                             s.to_dict(), won)
         except Exception:  # the hand stays live and becomes void: no coin moved
             log.exception("table %s: storing the finished hand failed", self.id)
             self.result_msg = {"type": "void", "table": self.id, "message": "the hand could not be stored; it is void"}
@@ -697,4 +718,5 @@ class Table:
                 sess.send(self.result_msg)
         for sess in list(self.spectators):
             sess.send(self.result_msg)
-        self.server.table_done(self)
+        if self.on_end is not None:
+            self.on_end(self)
