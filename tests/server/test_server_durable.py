@@ -210,3 +210,33 @@ def test_chaos_seeded_kills_and_a_drain(tmp_path):
         assert srv.term() == 0
 
     _served(srv, main(), 120)
+
+
+def test_two_processes_adopting_at_once_split_the_hands_and_the_old_owner_is_fenced(pg_url):
+    """Two survivors taking a dead process's hands over at once (``adopt_live_hands``, one
+    statement each) split them: no hand goes to both, none is left. The dead process's log rows
+    are refused from then on (``append_actions`` reports those hands lost), the new owner's
+    are stored, and a row already stored is not stored twice."""
+    async def main():
+        stores = [open_storage(pg_url) for _ in range(3)]
+        for s in stores:
+            await s.open()
+        try:
+            old, a, b = stores
+            ids = [f"h{i:03d}" for i in range(60)]
+            for h in ids:
+                await old.start_hand(h, "score", "two_player", ["ann", "~bot-1"], "dead", "{}")
+            assert await old.append_actions([(h, 1, '[0, "SHOW_START"]') for h in ids], "dead") == []
+            got_a, got_b = await asyncio.gather(a.adopt_live_hands("a", ["dead"]), b.adopt_live_hands("b", ["dead"]))
+            assert not set(got_a) & set(got_b) and sorted(got_a + got_b) == ids
+            assert sorted(await old.append_actions([(h, 2, '[1, "NO_SHOW"]') for h in ids], "dead")) == ids
+            mine = got_a[:1] or got_b[:1]
+            owner = "a" if got_a else "b"
+            assert await a.append_actions([(mine[0], 2, '[1, "NO_SHOW"]')], owner) == []
+            assert await a.append_actions([(mine[0], 2, '[1, "PASS"]')], owner) == mine  # n 2 is stored already
+            (hand,) = await a.live_hands(owner, mine)
+            assert hand.ops == [(1, '[0, "SHOW_START"]'), (2, '[1, "NO_SHOW"]')]
+        finally:
+            for s in stores:
+                await s.close()
+    run(main())
