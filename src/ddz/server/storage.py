@@ -174,6 +174,12 @@ async def _migrate_names(tx: "_Tx") -> List[Tuple[str, str]]:
     return renames
 
 
+def _lost(rows: Sequence[Tuple[str, int, str]], own: Set[str], stored: Set[Tuple[str, int]]) -> List[str]:
+    """``append_actions``'s answer: the hands not ``own`` (live with the host), and those of
+    which a row was not ``stored`` (its ``n`` was there already)."""
+    return sorted({h for h, n, _ in rows if h not in own or (h, n) not in stored})
+
+
 async def _migrate_schema(tx: "_Tx", columns: Sequence[str]) -> int:
     """Brings a database to ``SCHEMA_VERSION`` (the tables of ``_SCHEMA`` exist by now);
     ``columns``: the columns ``hands`` has. Returns the version it had. A database written by
@@ -439,11 +445,8 @@ class Storage:
             own = {r[0] for r in await tx.fetch(
                 "SELECT id FROM hands WHERE status = 'live' AND host = ? AND id IN (%s)%s"
                 % (",".join("?" * len(hands)), tx.share), host, *hands)}
-            mine = [r for r in rows if r[0] in own]
-            stored = await tx.insert_actions(mine)
-        lost = set(hands) - own
-        lost.update(h for h, n, _ in mine if (h, n) not in stored)
-        return sorted(lost)
+            stored = await tx.insert_actions([r for r in rows if r[0] in own])
+        return _lost(rows, own, stored)
 
     async def adopt_live_hands(self, host: str, from_hosts: Optional[Sequence[str]] = None) -> List[str]:
         """The live hands of ``from_hosts`` (None: of every host) become ``host``'s, to resume;
@@ -538,14 +541,16 @@ class _SqliteTx(_Tx):
         return await self._s._call(lambda c: c.execute(sql, args).fetchall())
 
     async def insert_actions(self, rows: Sequence[Tuple[str, int, str]]) -> Set[Tuple[str, int]]:
-        def insert(c: sqlite3.Connection) -> Set[Tuple[str, int]]:  # one hop to the database's thread
-            stored = set()
-            for h, n, op in rows:
-                if c.execute("INSERT INTO hand_actions (hand_id, n, op) VALUES (?, ?, ?) "
-                             "ON CONFLICT (hand_id, n) DO NOTHING", (h, n, op)).rowcount:
-                    stored.add((h, n))
-            return stored
-        return set(await self._s._call(insert))
+        return set(await self._s._call(lambda c: _insert_actions(c, rows)))
+
+
+def _insert_actions(c: sqlite3.Connection, rows: Sequence[Tuple[str, int, str]]) -> Set[Tuple[str, int]]:
+    stored = set()
+    for h, n, op in rows:
+        if c.execute("INSERT INTO hand_actions (hand_id, n, op) VALUES (?, ?, ?) "
+                     "ON CONFLICT (hand_id, n) DO NOTHING", (h, n, op)).rowcount:
+            stored.add((h, n))
+    return stored
 
 
 class SqliteStorage(Storage):
@@ -626,6 +631,32 @@ class SqliteStorage(Storage):
             await asyncio.get_running_loop().run_in_executor(self._pool, lambda: conn.close())
         self._pool.shutdown(wait=True)
         self._release()
+
+    async def append_actions(self, rows: Sequence[Tuple[str, int, str]], host: str) -> List[str]:
+        """``Storage.append_actions`` in one hop to the database's thread (the transaction, the
+        check and the inserts): under load each hop waits for the event loop's turn, and the log
+        is on every action's path."""
+        if not rows:
+            return []
+
+        def write(c: sqlite3.Connection) -> List[str]:
+            hands = sorted({r[0] for r in rows})
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                own: Set[str] = set()
+                for i in range(0, len(hands), 500):
+                    part = hands[i:i + 500]
+                    own.update(r[0] for r in c.execute(
+                        "SELECT id FROM hands WHERE status = 'live' AND host = ? AND id IN (%s)"
+                        % ",".join("?" * len(part)), (host, *part)))
+                stored = _insert_actions(c, [r for r in rows if r[0] in own])
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+            return _lost(rows, own, stored)
+        async with self._lock:
+            return list(await self._call(write))
 
     @asynccontextmanager
     async def tx(self) -> AsyncIterator[_Tx]:
