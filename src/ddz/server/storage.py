@@ -256,6 +256,11 @@ class Storage:
     def tx(self) -> Any:  # an async context manager yielding a _Tx
         raise NotImplementedError
 
+    async def _read(self, sql: str, *args: Any) -> List[Sequence[Any]]:
+        """One SELECT, on its own."""
+        async with self.tx() as tx:
+            return await tx.fetch(sql, *args)
+
     # ---- accounts and their tokens ----
     async def create_account(self, name: str, grants: Dict[str, int],
                              lifetime_s: float = TOKEN_LIFETIME_S) -> str:
@@ -301,8 +306,7 @@ class Storage:
     async def token_expiry(self, name: str, token: str) -> Optional[float]:
         """When ``token`` of ``name`` expires (Unix seconds; it may have passed), or None if it
         is not a token of that account (never was, revoked, or long expired)."""
-        async with self.tx() as tx:
-            rows = await tx.fetch("SELECT name, expires FROM tokens WHERE hash = ?", _hash(token))
+        rows = await self._read("SELECT name, expires FROM tokens WHERE hash = ?", _hash(token))
         if not rows or rows[0][0] != name:
             return None
         return float(rows[0][1])
@@ -314,8 +318,7 @@ class Storage:
 
     async def token_owner(self, token: str) -> Optional[str]:
         """The account of an unexpired ``token``, or None."""
-        async with self.tx() as tx:
-            rows = await tx.fetch("SELECT name FROM tokens WHERE hash = ? AND expires > ?", _hash(token), time.time())
+        rows = await self._read("SELECT name FROM tokens WHERE hash = ? AND expires > ?", _hash(token), time.time())
         return str(rows[0][0]) if rows else None
 
     async def issue_token(self, name: str, lifetime_s: float = TOKEN_LIFETIME_S,
@@ -349,18 +352,15 @@ class Storage:
         return len(rows)
 
     async def account_exists(self, name: str) -> bool:
-        async with self.tx() as tx:
-            return bool(await tx.fetch("SELECT 1 FROM accounts WHERE name = ?", name))
+        return bool(await self._read("SELECT 1 FROM accounts WHERE name = ?", name))
 
     async def balances(self, name: str) -> Dict[str, int]:
-        async with self.tx() as tx:
-            rows = await tx.fetch("SELECT ledger, amount FROM balances WHERE name = ?", name)
+        rows = await self._read("SELECT ledger, amount FROM balances WHERE name = ?", name)
         return {r[0]: int(r[1]) for r in rows}
 
     async def stats(self, name: str) -> Tuple[int, int]:
         """(won, completed) CLASSIC3 hands, for the matchmaker's win rate."""
-        async with self.tx() as tx:
-            rows = await tx.fetch("SELECT won, completed FROM stats WHERE name = ?", name)
+        rows = await self._read("SELECT won, completed FROM stats WHERE name = ?", name)
         return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
 
     # ---- hands ----
@@ -502,9 +502,8 @@ class Storage:
         return [r[0] for r in rows]
 
     async def hand(self, hand_id: str) -> Optional[HandRow]:
-        async with self.tx() as tx:
-            rows = await tx.fetch("SELECT id, room, variant, players, status, host, record, result, settlement "
-                                  "FROM hands WHERE id = ?", hand_id)
+        rows = await self._read("SELECT id, room, variant, players, status, host, record, result, settlement "
+                                "FROM hands WHERE id = ?", hand_id)
         if not rows:
             return None
         r = rows[0]
@@ -512,8 +511,7 @@ class Storage:
                        json.loads(r[7]) if r[7] else None, json.loads(r[8]) if r[8] else None)
 
     async def hands(self, status: str = "done") -> List[str]:
-        async with self.tx() as tx:
-            rows = await tx.fetch("SELECT id FROM hands WHERE status = ? ORDER BY started", status)
+        rows = await self._read("SELECT id FROM hands WHERE status = ? ORDER BY started", status)
         return [r[0] for r in rows]
 
     async def totals(self, ledger: str) -> Dict[str, int]:
@@ -566,6 +564,10 @@ class SqliteStorage(Storage):
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ddz-sqlite")
         self._lock = asyncio.Lock()
         self._conn: Optional[sqlite3.Connection] = None
+        # the hand log's own connection and thread: its batches wait for no queue of other
+        # transactions, only (in SQLite's busy handler, on that thread) for the one writing now
+        self._log_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ddz-sqlite-log")
+        self._log_conn: Optional[sqlite3.Connection] = None
         self._owner: Optional[int] = None  # the descriptor of FILE.lock while this process owns the file
 
     async def claim(self, shared: bool = False) -> None:
@@ -606,6 +608,7 @@ class SqliteStorage(Storage):
     async def open(self) -> None:
         def connect(_: Any) -> sqlite3.Connection:
             c = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+            c.execute("PRAGMA busy_timeout=30000")  # two connections write: the log's and the rest's
             c.execute("PRAGMA journal_mode=WAL")
             # FULL: each commit is on the disk before the server tells anyone of it (a power loss
             # loses no acknowledged action); NORMAL: in the OS's cache (a process crash loses
@@ -624,8 +627,19 @@ class SqliteStorage(Storage):
         async with self.tx() as tx:
             await _migrate_schema(tx, [r[1] for r in await tx.fetch("PRAGMA table_info(hands)")])
             _log_renames(await _migrate_names(tx))
+        if self._path != ":memory:":  # (a second connection to :memory: would be another database)
+            def log_conn(_: Any) -> sqlite3.Connection:
+                c = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+                c.execute("PRAGMA busy_timeout=30000")
+                c.execute(f"PRAGMA synchronous={self._sync.upper()}")
+                return c
+            self._log_conn = await asyncio.get_running_loop().run_in_executor(self._log_pool, log_conn, None)
 
     async def close(self) -> None:
+        if self._log_conn is not None:
+            log_conn, self._log_conn = self._log_conn, None
+            await asyncio.get_running_loop().run_in_executor(self._log_pool, lambda: log_conn.close())
+        self._log_pool.shutdown(wait=True)
         if self._conn is not None:
             conn, self._conn = self._conn, None
             await asyncio.get_running_loop().run_in_executor(self._pool, lambda: conn.close())
@@ -655,8 +669,17 @@ class SqliteStorage(Storage):
                 c.execute("ROLLBACK")
                 raise
             return _lost(rows, own, stored)
+        if self._log_conn is None:  # :memory:
+            async with self._lock:
+                return list(await self._call(write))
+        log_conn = self._log_conn
+        return list(await asyncio.get_running_loop().run_in_executor(self._log_pool, write, log_conn))
+
+    async def _read(self, sql: str, *args: Any) -> List[Sequence[Any]]:
+        """One SELECT in one hop to the database's thread (no BEGIN, no COMMIT: a statement
+        on its own is a transaction), after any transaction under way."""
         async with self._lock:
-            return list(await self._call(write))
+            return list(await self._call(lambda c: c.execute(sql, args).fetchall()))
 
     @asynccontextmanager
     async def tx(self) -> AsyncIterator[_Tx]:
