@@ -786,6 +786,21 @@ class PostgresStorage(Storage):
     def pool(self) -> Any:
         return self._pool
 
+    async def append_actions(self, rows: Sequence[Tuple[str, int, str]], host: str) -> List[str]:
+        """``Storage.append_actions`` in one statement (one round trip, its own transaction):
+        the hands still live with ``host`` are read ``FOR SHARE`` (a takeover's ``UPDATE`` of
+        them waits for this statement, or this one sees it), their rows inserted."""
+        if not rows:
+            return []
+        got = await self._pool.fetch(
+            "WITH own AS (SELECT id FROM hands WHERE id = ANY($1::text[]) AND status = 'live' AND host = $4 "
+            "FOR SHARE), ins AS (INSERT INTO hand_actions (hand_id, n, op) SELECT u.h, u.n, u.op FROM "
+            "unnest($1::text[], $2::int[], $3::text[]) AS u(h, n, op) WHERE u.h IN (SELECT id FROM own) "
+            "ON CONFLICT (hand_id, n) DO NOTHING RETURNING hand_id, n) "
+            "SELECT true, id, 0 FROM own UNION ALL SELECT false, hand_id, n FROM ins",
+            [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], host)
+        return _lost(rows, {r[1] for r in got if r[0]}, {(r[1], int(r[2])) for r in got if not r[0]})
+
 
 async def schema_statements(conn: Any, statements: Sequence[str]) -> None:
     """Runs ``CREATE … IF NOT EXISTS`` statements under advisory lock 7214 (two processes
