@@ -198,6 +198,8 @@ class Player:
                 return
             if t == "error" and m["code"] == "not_queued":
                 continue  # the monitor's leave_queue crossed this player's "matched": it plays the hand
+            if a.survive and t == "error" and m["code"] == "queued" and table is None:
+                continue  # its place in the shared queue was kept (or given back) across a kill: it waits
             if a.survive and t == "error" and m["code"] == "seated" and table is None:
                 # matched (after a kill) into a table not opened yet, or opened elsewhere: the
                 # welcome of a new connection names it; else the row is freed soon: join again

@@ -209,14 +209,38 @@ class Cluster:
                 await c.execute("DELETE FROM cluster_queue WHERE host = $1 AND table_id IS NULL", self.host)
                 await c.execute("DELETE FROM cluster_hosts WHERE host = $1", self.host)
 
-    async def heartbeat(self) -> bool:
+    async def heartbeat(self, conn: Any = None) -> bool:
         """This process is alive. True if its row was not there (first beat, or it was given
-        up for dead)."""
+        up for dead). ``conn``: a connection of its own (``beat``), else one of the pool."""
+        sql = ("INSERT INTO cluster_hosts (host, url, seen, draining) VALUES ($1, $2, $3, $4) "
+               "ON CONFLICT (host) DO UPDATE SET url = $2, seen = $3 RETURNING (xmax = 0)")
+        args = (self.host, self.url, time.time(), int(self.draining))
+        if conn is not None:
+            return bool(await conn.fetchval(sql, *args))
         async with self._pool.acquire() as c:
-            return bool(await c.fetchval(
-                "INSERT INTO cluster_hosts (host, url, seen) VALUES ($1, $2, $3) "
-                "ON CONFLICT (host) DO UPDATE SET url = $2, seen = $3 RETURNING (xmax = 0)",
-                self.host, self.url, time.time()))
+            return bool(await c.fetchval(sql, *args))
+
+    async def beat(self, interval: float) -> None:
+        """The heartbeat on a task and a connection of its own, every ``interval`` seconds,
+        whatever a round takes: a round that opens hundreds of tables (their storage calls one
+        after another) took longer than ``cluster_dead_s`` at 1,000 tables, and the others gave
+        the process up for dead while it played on."""
+        import asyncpg
+        conn = await asyncpg.connect(self.server.storage.url)
+        try:
+            while True:
+                try:
+                    if await self.heartbeat(conn):
+                        log.warning("%s was given up for dead by the cluster (no heartbeat for %g s): its hands "
+                                    "taken over by another process stop here", self.host, self.dead_s)
+                        await self._recheck()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # pragma: no cover - logged; the next beat retries
+                    log.exception("cluster heartbeat failed")
+                await asyncio.sleep(interval)
+        finally:
+            await conn.close()
 
     # ---- the queue ----
     async def join(self, name: str, room: str, coins: int, won: int, completed: int) -> Optional[str]:
@@ -474,11 +498,15 @@ def _log_failure(task: "asyncio.Task[Any]") -> None:
 
 
 async def run(cluster: Cluster, interval: float) -> None:
-    while True:
-        try:
-            await cluster.round()
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # pragma: no cover - logged; the next round retries
-            log.exception("cluster round failed")
-        await asyncio.sleep(interval)
+    beat = asyncio.get_running_loop().create_task(cluster.beat(interval))
+    try:
+        while True:
+            try:
+                await cluster.round()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # pragma: no cover - logged; the next round retries
+                log.exception("cluster round failed")
+            await asyncio.sleep(interval)
+    finally:
+        beat.cancel()
