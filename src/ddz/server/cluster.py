@@ -227,18 +227,14 @@ class Cluster:
         the process up for dead while it played on."""
         import asyncpg
         conn = await asyncpg.connect(self.server.storage.url)
+
+        async def one() -> None:
+            if await self.heartbeat(conn):
+                log.warning("%s was given up for dead by the cluster (no heartbeat for %g s): its hands "
+                            "taken over by another process stop here", self.host, self.dead_s)
+                await self._recheck()
         try:
-            while True:
-                try:
-                    if await self.heartbeat(conn):
-                        log.warning("%s was given up for dead by the cluster (no heartbeat for %g s): its hands "
-                                    "taken over by another process stop here", self.host, self.dead_s)
-                        await self._recheck()
-                except asyncio.CancelledError:
-                    raise
-                except Exception:  # pragma: no cover - logged; the next beat retries
-                    log.exception("cluster heartbeat failed")
-                await asyncio.sleep(interval)
+            await _every(interval, one, "heartbeat")
         finally:
             await conn.close()
 
@@ -500,13 +496,19 @@ def _log_failure(task: "asyncio.Task[Any]") -> None:
 async def run(cluster: Cluster, interval: float) -> None:
     beat = asyncio.get_running_loop().create_task(cluster.beat(interval))
     try:
-        while True:
-            try:
-                await cluster.round()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # pragma: no cover - logged; the next round retries
-                log.exception("cluster round failed")
-            await asyncio.sleep(interval)
+        await _every(interval, cluster.round, "round")
     finally:
         beat.cancel()
+
+
+async def _every(interval: float, step: Any, what: str) -> None:
+    """``await step()`` every ``interval`` seconds, for ever; a failure is logged and the next
+    one tries again."""
+    while True:
+        try:
+            await step()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # pragma: no cover - logged; the next one retries
+            log.exception("cluster %s failed", what)
+        await asyncio.sleep(interval)
