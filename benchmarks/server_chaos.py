@@ -260,6 +260,9 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
         }
         out["ok"] = (not st.problems and counts["void"] == 0 and audit["records_not_replaying"] == 0
                      and all(audit[ledger]["conserved"] for ledger in LEDGERS))
+        if a.keep_logs:  # the servers' logs beside the results
+            for i, p in enumerate(procs):
+                shutil.copy(p.log, f"{a.keep_logs}-server{i}.log")
         shutil.rmtree(tmp, ignore_errors=True) if out["ok"] else print(f"logs kept in {tmp}", file=sys.stderr)
         return out
 
@@ -301,6 +304,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     ap.add_argument("--survive", type=float, default=120.0, help="seconds a client tries to reconnect")
     ap.add_argument("--server-arg", action="append", default=[], dest="server_args", metavar="ARG")
     ap.add_argument("--seed", type=int, default=41)
+    ap.add_argument("--keep-logs", default=None, dest="keep_logs", metavar="PREFIX",
+                    help="copy each server's log to PREFIX-serverN.log")
     return ap.parse_args(argv)
 
 

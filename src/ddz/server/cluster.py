@@ -221,18 +221,20 @@ class Cluster:
             return bool(await c.fetchval(sql, *args))
 
     async def beat(self, interval: float) -> None:
-        """The heartbeat on a task and a connection of its own, every ``interval`` seconds,
-        whatever a round takes: a round that opens hundreds of tables (their storage calls one
-        after another) took longer than ``cluster_dead_s`` at 1,000 tables, and the others gave
-        the process up for dead while it played on."""
+        """The heartbeat, and the reaper (``_reap``), on a task and a connection of their own,
+        every ``interval`` seconds, whatever a round takes: a round that opens hundreds of tables
+        (their storage calls one after another) took longer than ``cluster_dead_s`` at 1,000
+        tables, the others gave the process up for dead while it played on, and a takeover
+        waited for the survivor's round."""
         import asyncpg
         conn = await asyncpg.connect(self.server.storage.url)
 
-        async def one() -> None:
+        async def one() -> None:  # alive, then the others: the takeover waits for no round either
             if await self.heartbeat(conn):
                 log.warning("%s was given up for dead by the cluster (no heartbeat for %g s): its hands "
                             "taken over by another process stop here", self.host, self.dead_s)
                 await self._recheck()
+            await self._reap(conn)
         try:
             await _every(interval, one, "heartbeat")
         finally:
@@ -386,31 +388,35 @@ class Cluster:
                         await c.execute("UPDATE cluster_queue SET table_id = $1 WHERE name = ANY($2::text[]) "
                                         "AND table_id IS NULL", tid, g)
 
-    async def _reap(self) -> None:
+    async def _reap(self, conn: Any = None) -> None:
         """Processes whose heartbeat stopped: this process takes their live hands over (one
         statement: of two reapers each hand goes to one) and resumes them; their players' rows
         stay (they name the table, which is here now: ``_redirect`` sends its players here);
         its tables not yet opened are dropped, their players waiting again, and the players who
-        joined through it are dropped."""
+        joined through it are dropped. ``conn``: the heartbeat's connection (``beat``), else
+        one of the pool."""
+        if conn is None:
+            async with self._pool.acquire() as c:
+                return await self._reap(c)
+        c = conn
         now = time.time()
-        async with self._pool.acquire() as c:
-            dead = [r["host"] for r in await c.fetch("SELECT host FROM cluster_hosts WHERE seen <= $1",
-                                                     now - self.dead_s)]
-            if not dead:
-                return
-            async with c.transaction():
-                hands = [r["id"] for r in await c.fetch(
-                    "UPDATE hands SET host = $1 WHERE status = 'live' AND host = ANY($2::text[]) RETURNING id",
-                    self.host, dead)]
-                unopened = [r["id"] for r in await c.fetch(
-                    "DELETE FROM cluster_tables WHERE host = ANY($1::text[]) AND opened = 0 RETURNING id", dead)]
-                # the players of its tables not yet opened wait again (the matchmaker seats them anew),
-                # but those who joined through it, which are gone with it
-                await c.execute("UPDATE cluster_queue SET table_id = NULL WHERE table_id = ANY($1::text[])", unopened)
-                await c.execute("DELETE FROM cluster_queue WHERE host = ANY($1::text[]) AND table_id IS NULL", dead)
-                await c.execute("DELETE FROM cluster_hosts WHERE host = ANY($1::text[]) AND seen <= $2",
-                                dead, now - self.dead_s)
-                await c.execute("DELETE FROM cluster_voids WHERE at < $1", now - _VOIDS_KEPT_S)
+        dead = [r["host"] for r in await c.fetch("SELECT host FROM cluster_hosts WHERE seen <= $1",
+                                                 now - self.dead_s)]
+        if not dead:
+            return
+        async with c.transaction():
+            hands = [r["id"] for r in await c.fetch(
+                "UPDATE hands SET host = $1 WHERE status = 'live' AND host = ANY($2::text[]) RETURNING id",
+                self.host, dead)]
+            unopened = [r["id"] for r in await c.fetch(
+                "DELETE FROM cluster_tables WHERE host = ANY($1::text[]) AND opened = 0 RETURNING id", dead)]
+            # the players of its tables not yet opened wait again (the matchmaker seats them anew),
+            # but those who joined through it, which are gone with it
+            await c.execute("UPDATE cluster_queue SET table_id = NULL WHERE table_id = ANY($1::text[])", unopened)
+            await c.execute("DELETE FROM cluster_queue WHERE host = ANY($1::text[]) AND table_id IS NULL", dead)
+            await c.execute("DELETE FROM cluster_hosts WHERE host = ANY($1::text[]) AND seen <= $2",
+                            dead, now - self.dead_s)
+            await c.execute("DELETE FROM cluster_voids WHERE at < $1", now - _VOIDS_KEPT_S)
         if hands:
             log.warning("hosts %s stopped: %d of their hands are taken over here", ", ".join(dead), len(hands))
             self.taken_over += await self.server.load_resumes(hands)
