@@ -33,5 +33,5 @@ if [ "$part" = all ] || [ "$part" = chaos ]; then
   run chaos-pg python benchmarks/server_chaos.py $L --kills 2 --db pg
 fi
 if [ "$part" = all ] || [ "$part" = cluster ]; then
-  run chaos-cluster python benchmarks/server_chaos.py --tables 1000 --think 1 3 --duration 150 --client-procs 2 --cluster --db pg
+  run chaos-cluster python benchmarks/server_chaos.py --tables 1000 --think 1 3 --duration 150 --client-procs 2 --cluster --db pg --keep-logs $out/chaos-cluster
 fi
