@@ -67,6 +67,8 @@ class Stats:
         self.active: Dict[str, int] = {}             # table -> players still in it
         self.disconnects = 0
         self.escapes = 0
+        self.reconnects = 0  # --survive: connections the server closed or lost, made again
+        self.voided: List[str] = []  # --survive: hands a welcome reported void
         self.checked = 0
         self.to_check: List[Any] = []   # (table, seat, messages, result message)
         self.stop = False    # no new hands
@@ -81,6 +83,33 @@ class Player:
         self.queued = False       # waiting to be matched (the monitor takes it out of the queue at the end)
         self.table: Optional[str] = None
         self.last = time.monotonic()  # when the last message came (the monitor reports a long silence)
+
+    async def reconnect(self) -> Dict[str, Any]:
+        """``--survive``: the server went away (killed, stopped, or a ``redirect``): connects
+        again, to the next of ``--ports`` when one refuses, until one answers (or
+        ``--survive`` seconds pass); the ``welcome``."""
+        self.st.reconnects += 1
+        end = time.monotonic() + self.args.survive
+        ports = self.args.ports or [self.port]
+        while True:
+            try:
+                return await self.connect()
+            except (OSError, websockets.InvalidHandshake, websockets.ConnectionClosed, asyncio.TimeoutError):
+                if time.monotonic() > end or self.st.abort:
+                    raise
+                if self.port in ports and len(ports) > 1:
+                    self.port = ports[(ports.index(self.port) + 1) % len(ports)]
+                await asyncio.sleep(0.2)
+
+    async def back(self, url: Optional[str] = None) -> Dict[str, Any]:
+        """``--survive``: reconnects (to ``url``'s port for a ``redirect``); the ``welcome``."""
+        if url is not None:
+            self.port = int(url.rsplit(":", 1)[1].split("/")[0])
+        try:
+            await self.ws.close()
+        except Exception:
+            pass
+        return await self.reconnect()
 
     async def connect(self) -> Dict[str, Any]:
         self.ws = await websockets.connect(f"ws://127.0.0.1:{self.port}/ws", max_size=1 << 20, open_timeout=60,
@@ -97,10 +126,19 @@ class Player:
             if m["type"] == "error":
                 raise RuntimeError(f"{self.name}: {m}")
 
+    async def _send(self, text: str) -> None:
+        """Sends; with ``--survive`` a connection the server lost is not a fault here (the next
+        receive finds it closed, and the player comes back)."""
+        try:
+            await self.ws.send(text)
+        except websockets.ConnectionClosed:
+            if not self.args.survive:
+                raise
+
     async def hand(self) -> None:
         a, st, rng = self.args, self.st, self.rng
         self.queued, self.table = True, None
-        await self.ws.send(json.dumps({"type": "join", "room": self.room}))
+        await self._send(json.dumps({"type": "join", "room": self.room}))
         # every message as received (text: no object for the garbage collector to walk, in a
         # process that keeps a share of all hands' messages for the audit at the end)
         seen: List[str] = []
@@ -108,6 +146,34 @@ class Player:
         v: Optional[SeatView] = None  # this seat's observation, rebuilt from the snapshot and deltas
         sent_at: Optional[float] = None
         sent_wall = 0.0
+
+        async def come_back(url: Optional[str] = None) -> bool:
+            """``--survive``: connects again and takes the seat back (``resume``; a seat the
+            player was matched to meanwhile, named by ``welcome``, too), or queues again; False
+            when its hand is no longer to be played (it ended, or was void)."""
+            nonlocal table, seat, token, v, sent_at
+            if sent_at is not None:  # answered by no one: the server went away with it
+                sent_at = None
+                if v is not None:
+                    v.refused()
+            w = await self.back(url)
+            at = w.get("table")
+            if table is not None and table in w.get("void_hands", ()):
+                st.voided.append(table)
+            if table is None and at is not None and not at["over"]:  # matched while it was away
+                table, seat, token = at["table"], at["seat"], at["seat_token"]
+                v = SeatView(seat)
+                self.queued, self.table = False, table
+                st.active[table] = st.active.get(table, 0) + 1
+            if table is None:
+                await self._send(json.dumps({"type": "join", "room": self.room}))
+                return True
+            if at is None or at["table"] != table:
+                self.left(table)
+                return False
+            await self._send(json.dumps({"type": "resume", "table": table, "seat_token": at["seat_token"],
+                                         "since": v.seq if v is not None else 0}))
+            return True
         while not st.abort:
             # no timeout here (asyncio.wait_for costs a task per message, which made this process
             # the bottleneck): the monitor (main) watches for silence, and closes the connections
@@ -115,6 +181,10 @@ class Player:
             try:
                 frame = await self.ws.recv()
             except websockets.ConnectionClosed:
+                if a.survive and not st.abort:
+                    if not await come_back():
+                        return
+                    continue
                 if not st.abort:
                     st.problems.append(f"{self.name}: connection lost at table {table}")
                     st.stop = True
@@ -128,6 +198,25 @@ class Player:
                 return
             if t == "error" and m["code"] == "not_queued":
                 continue  # the monitor's leave_queue crossed this player's "matched": it plays the hand
+            if a.survive and t == "error" and m["code"] == "queued" and table is None:
+                continue  # its place in the shared queue was kept (or given back) across a kill: it waits
+            if a.survive and t == "error" and m["code"] == "seated" and table is None:
+                # matched (after a kill) into a table not opened yet, or opened elsewhere: the
+                # welcome of a new connection names it; else the row is freed soon: join again
+                await asyncio.sleep(1.0)
+                if not await come_back():
+                    return
+                continue
+            if a.survive and (t == "redirect" or (t == "error" and m["code"] == "draining")):
+                # its hand goes on elsewhere, or the server stops seating: go where it says, or wait
+                # for the server's restart (another process of the cluster, if there is one)
+                if t == "error" and a.ports and len(a.ports) > 1:
+                    self.port = a.ports[(a.ports.index(self.port) + 1) % len(a.ports)]
+                elif t == "error":  # alone: its connection closes at the end of the drain
+                    continue
+                if not await come_back(m.get("url") if t == "redirect" else None):
+                    return
+                continue
             if t == "matched":
                 self.queued = False
                 table, seat, token = m["table"], m["seat"], m["seat_token"]
@@ -180,7 +269,7 @@ class Player:
             if rng.random() < a.escape:
                 st.escapes += 1
                 v.acted()  # answered: it takes no decision of this hand again
-                await self.ws.send(json.dumps({"type": "leave", "table": table, "seat_token": token}))
+                await self._send(json.dumps({"type": "leave", "table": table, "seat_token": token}))
                 continue
             if rng.random() < a.disconnect:
                 st.disconnects += 1
@@ -191,13 +280,13 @@ class Player:
                     self.left(table)
                     return
                 # the hand may have ended meanwhile: resume gives the result then
-                await self.ws.send(json.dumps({"type": "resume", "table": table, "seat_token": token,
+                await self._send(json.dumps({"type": "resume", "table": table, "seat_token": token,
                                                "since": v.seq}))
                 continue
             sent_at, sent_wall = time.perf_counter(), time.time()
             st.actions += 1
             v.acted()
-            await self.ws.send(json.dumps({"type": "act", "table": table, "seat_token": token, "seq": v.seq,
+            await self._send(json.dumps({"type": "act", "table": table, "seat_token": token, "seq": v.seq,
                                            "action": rng.choice(o["legal_actions"])}))
 
     def left(self, table: str) -> None:
@@ -262,8 +351,9 @@ async def run_clients(port: int, a: argparse.Namespace, index: int = 0, procs: i
         room, n = ROOMS[i % len(ROOMS)]
         for k in range(n):
             r = random.Random(rng.random())
-            if i % procs == index:
-                players.append(Player(port, f"t{i}p{k}", room, a, st, r))
+            if i % procs == index:  # with --ports, each player starts on one of them in turn
+                players.append(Player(a.ports[len(players) % len(a.ports)] if a.ports else port,
+                                      f"t{i}p{k}", room, a, st, r))
     hands = -(-a.hands // procs)  # counted at seat 0 (st.led), so that the shares add up to --hands
     # this process's own stops: a latency is timed here, so a stop of this loop (its collector
     # walking every player's objects, say) lengthens every latency in flight as a server's would
@@ -311,6 +401,7 @@ async def run_clients(port: int, a: argparse.Namespace, index: int = 0, procs: i
     return {"latencies": st.latencies, "sent_wall": st.sent_wall, "actions": st.actions, "played": played, "hands": st.hands, "problems": st.problems,
             "gc": gc_pauses.to_dict(), "loop_lag": loop_lag.to_dict(),
             "disconnects": st.disconnects, "escapes": st.escapes, "to_check": st.to_check,
+            "reconnects": st.reconnects, "voided": st.voided,
             "connect_s": t_play - t0, "play": (wall_play, wall_end), "cpu_s": cpu_end - cpu_play}
 
 
@@ -394,13 +485,16 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
            "--bot-delay", str(a.bot_delay), "--no-bot-tables",
            # the load clients may act far faster than people (--think 0): lift the per-connection limit,
            # and they make thousands of accounts from one address: lift the signup limit
-           "--rate", "1000", "--burst", "1000", "--signup-limit", "0"]
+           "--rate", "1000", "--burst", "1000", "--signup-limit", "0",
+           # the end of a run: the hands the clients left (played by bots) need not finish
+           "--drain-timeout", "10"]
     if a.gc_threshold is not None:
         cmd += ["--gc-threshold", str(a.gc_threshold)]
     if a.gc_young is not None:
         cmd += ["--gc-young", str(a.gc_young)]
     if a.gc_full is not None:
         cmd += ["--gc-full", str(a.gc_full)]
+    cmd += a.server_args
     if a.cpu is not None:
         cmd = ["taskset", "-c", str(a.cpu)] + cmd
     log = open(os.path.join(tmp, "server.log"), "w")
@@ -552,7 +646,14 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     ap.add_argument("--db", default=None, help="database URL (default: a new SQLite file)")
     ap.add_argument("--port", type=int, default=None)
     ap.add_argument("--seed", type=int, default=1)
-    return ap.parse_args(argv)
+    ap.add_argument("--server-arg", action="append", default=[], dest="server_args", metavar="ARG",
+                    help="one more argument for ddz serve (repeat; e.g. --server-arg=--no-hand-log)")
+    ap.add_argument("--survive", type=float, default=0.0, metavar="SECONDS",
+                    help="clients reconnect and resume when the server goes away (a kill, a stop, a redirect), "
+                         "trying this many seconds (0: a lost connection is a fault; server_chaos.py sets it)")
+    a = ap.parse_args(argv)
+    a.ports = None  # server_chaos.py: the ports of a cluster's processes
+    return a
 
 
 if __name__ == "__main__":

@@ -230,9 +230,9 @@ def test_status_is_an_operator_option(tmp_path, mode, loopback, remote):
         async with running(str(tmp_path / "db.sqlite3"), status=mode) as srv:
             assert await get(srv.port, "/api/status") == loopback
             far = types.SimpleNamespace(remote_address=("203.0.113.7", 5000))
-            assert srv._status_allowed(far) is remote
+            assert srv._allowed(srv.config.status, far) is remote
             mapped = types.SimpleNamespace(remote_address=("::ffff:127.0.0.1", 5000, 0, 0))
-            assert srv._status_allowed(mapped) is (mode != "off")
+            assert srv._allowed(srv.config.status, mapped) is (mode != "off")
     run(main())
     assert ServerConfig().status == "local"
     with pytest.raises(ValueError, match="status"):

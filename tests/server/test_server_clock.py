@@ -1,6 +1,6 @@
 """The move clock (RULES.md §3.6, A8), disconnects and reconnects (a bot plays the seat for
-the grace period), escapes (§4, A9) and a server dying mid-hand (the hand is void, no coin
-moves), with real WebSocket clients."""
+the grace period), escapes (§4, A9) and a server dying mid-hand (the hand resumes at the restart), with real
+WebSocket clients."""
 from __future__ import annotations
 
 import asyncio
@@ -206,10 +206,11 @@ def test_leaving_a_matched_table_is_an_escape(tmp_path, room, n, kind, ordinary_
     run(main())
 
 
-def test_server_dying_mid_hand_moves_no_coin(tmp_path):
+def test_server_dying_mid_hand_resumes_it(tmp_path):
     """``ddz serve`` killed (SIGKILL) during a hand: after a restart on the same database the
-    hand is void, no balance moved, its players are told once on their next hello, and the
-    record is not given (the hand never ended)."""
+    hand resumes (issue #41: it used to be void): the player's ``welcome`` names the table, no
+    balance has moved, the record is not given while the hand is live; ``resume`` and play
+    finish it, and its coins move once."""
     db = str(tmp_path / "db.sqlite3")
     port = free_port()
     cmd = [sys.executable, "-m", "ddz.cli", "serve", "--port", str(port), "--db", db, "--bot-delay", "0.05"]
@@ -239,11 +240,19 @@ def test_server_dying_mid_hand_moves_no_coin(tmp_path):
         async def second():
             c = await Client.connect(port)
             w = await c.hello("ann", token)
-            assert w["void_hands"] == [tid] and w["balances"] == before and "table" not in w
+            assert w["void_hands"] == [] and w["balances"] == before and w["table"]["table"] == tid
+            assert not w["table"]["over"]
+            assert await asyncio.to_thread(_status, port, f"/records/{tid}", token) == 409
+            c.table, c.seat, c.seat_token = tid, w["table"]["seat"], w["table"]["seat_token"]
+            await c.send({"type": "resume", "table": tid, "seat_token": c.seat_token})
+            r = (await play_out([c]))[0]
+            assert r["type"] == "result"
+            assert await asyncio.to_thread(_status, port, f"/records/{tid}", token) == 200
             c2 = await Client.connect(port)
-            assert (await c2.hello("ann", token))["void_hands"] == []
-            status = await asyncio.to_thread(_status, port, f"/records/{tid}", token)
-            assert status == 409
+            w2 = await c2.hello("ann", token)
+            assert w2["balances"]["coins"] == before["coins"] + r["settlement"]["changes"][c.seat]
+            await c.close()
+            await c2.close()
         run(second())
     finally:
         proc.kill()

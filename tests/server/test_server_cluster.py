@@ -4,8 +4,8 @@ table in one process and its players connected to the other redirected there, ba
 records shared; a hand of each variant (TWOP, CLASSIC3 through ddz.Matchmaker, BENGBU4) at
 once, their players spread over both processes. One account waits or sits in one place in
 the whole cluster (two joins at once through two processes: one is refused, neither
-connection harmed), and a process that dies has its hands voided by the survivor, which
-tells their players within the cluster timeout."""
+connection harmed), and a process that dies has its hands taken over by the survivor, which
+resumes them and redirects their players within the cluster timeout."""
 from __future__ import annotations
 
 import asyncio
@@ -152,7 +152,7 @@ def test_two_processes_share_queue_matchmaker_and_coins(pg_url, tmp_path):
             p.wait(10)
 
 
-def test_one_account_one_place_and_a_dead_process_hands_voided(pg_url, tmp_path):
+def test_one_account_one_place_and_a_dead_process_hands_taken_over(pg_url, tmp_path):
     timeout = 2.0  # --cluster-timeout: a process without a heartbeat this long is gone
     ports = [free_port(), free_port()]
     procs = [_start(pg_url, p, str(tmp_path / f"s{i}.log"), "--cluster-timeout", str(timeout), "--bot-delay", "30")
@@ -190,32 +190,52 @@ def test_one_account_one_place_and_a_dead_process_hands_voided(pg_url, tmp_path)
             await bob.send({"type": "join", "room": "score"})
             table = (await cat.expect("matched"))["table"]
             assert (await bob.expect("redirect"))["table"] == table
-            # process 0 dies
+            # process 0 dies: process 1 takes its hands over and resumes them (issue #41: it
+            # used to void them); its players connected to 1 are sent a redirect there
             procs[0].kill()
             procs[0].wait(10)
             died = time.monotonic()
-            told = await bob.expect("void", timeout=timeout + 10)
-            assert told["table"] == table
+            url1 = f"ws://127.0.0.1:{p1}/ws"
+            await bob.expect("redirect", timeout=timeout + 10, table=table, url=url1)
             assert time.monotonic() - died < timeout + 5
-            assert (await a1.expect("void", timeout=5))["table"] == bots_table  # ann is connected to 1
+            await a1.expect("redirect", timeout=5, table=bots_table, url=url1)  # (its first was to process 0)
             s = open_storage(pg_url)
             await s.open()
             try:
-                assert (await s.hand(table)).status == "void" and (await s.hand(bots_table)).status == "void"
+                assert (await s.hand(table)).status == "live" and (await s.hand(bots_table)).status == "live"
+                assert (await s.hand(table)).host == (await s.hand(bots_table)).host  # the survivor
                 assert (await s.balances("bob"))["twop_score"] == 0
             finally:
                 await s.close()
-            # cat, who was not told (connected to the dead process), hears it at its next login, once
+            # the players of the hand log in to the survivor: their welcome names the table;
+            # resume and play it to its end
             cat2 = await _login(p1, "cat", cat.token)
-            assert cat2 is not None
-            w = [m for m in cat2.seen if m["type"] == "welcome"][0]
-            assert w["void_hands"] == [table]
+            bob2 = await _login(p1, "bob", bob.token)
+            ann2 = await _login(p1, "ann", a0.token)
+            for c in (cat2, bob2, ann2):
+                w = [m for m in c.seen if m["type"] == "welcome"][-1]
+                assert w["void_hands"] == [] and not w["table"]["over"], w
+                c.table, c.seat, c.seat_token = w["table"]["table"], w["table"]["seat"], w["table"]["seat_token"]
+            assert cat2.table == bob2.table == table and ann2.table == bots_table
+            for c in (cat2, bob2):
+                await c.send({"type": "resume", "table": table, "seat_token": c.seat_token})
+            results = await play_out([cat2, bob2], timeout=60)
+            assert all(r["type"] == "result" and r["table"] == table for r in results)
+            s = open_storage(pg_url)
+            await s.open()
+            try:
+                row = await s.hand(table)
+                assert row.status == "done" and replays(row.record, row.result)
+                t = await s.totals("twop_score")
+                assert t["balances"] - t["house"] == t["granted"]
+            finally:
+                await s.close()
             # they may play again: their places were freed
-            for c in (cat2, bob):
+            for c in (cat2, bob2):
                 await c.send({"type": "join", "room": "score"})
                 await c.expect("queued")
-            assert (await cat2.expect("matched", timeout=20))["table"] == (await bob.expect("matched", timeout=20))["table"]
-            for c in (a0, a1, cat2, bob):
+            assert (await cat2.expect("matched", timeout=20))["table"] == (await bob2.expect("matched", timeout=20))["table"]
+            for c in (a0, a1, cat, bob, cat2, bob2, ann2):
                 await c.close()
         asyncio.run(asyncio.wait_for(main(), 120))
         survivor = open(tmp_path / "s1.log").read()

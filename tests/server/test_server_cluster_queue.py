@@ -169,9 +169,11 @@ def test_no_redirect_to_a_hand_that_has_ended(pg_url, monkeypatch):
 
 def test_no_redirect_to_a_dead_processs_table(pg_url, monkeypatch):
     """A's heartbeat stops while a hand it runs is live: a connection of one of its players
-    to B is not sent to A (its rule on its own: the reaper that would void the hand first in
-    B's round may be another process, not yet committed), then B's round voids the hand and
-    tells the player ``void``."""
+    to B is not sent to A (its rule on its own: the reaper that would take the hand over first
+    in B's round may be another process, not yet committed), then B's round takes the hand
+    over and resumes it, and tells the player connected to B to reconnect there (``redirect``
+    to B; issue #41: the hand used to be void). A, its loop back, cannot store another event of
+    the hand (its rows are refused: the hand is B's): its table stops, its player is sent to B."""
     async def main():
         async with two_processes(pg_url, monkeypatch, cluster_dead_s=0.3) as (a, b):
             ann, bob = await hand_on_a(a, b, ["ann", "bob"])
@@ -183,10 +185,17 @@ def test_no_redirect_to_a_dead_processs_table(pg_url, monkeypatch):
             assert (await queue_row(b, "ann"))["table_id"] == table
             await b.cluster._redirect()
             assert await received(ann_b, "redirect") == []
-            await b.cluster.round()  # the reaper: the hand is void, the player told
-            assert (await ann_b.expect("void"))["table"] == table
-            assert await received(ann_b, "redirect") == []
-            assert await queue_row(b, "ann") is None
+            await b.cluster.round()  # the reaper: the hand is B's now, resumed there
+            await b._resume_task
+            assert table in b.tables and (await b.storage.hand(table)).host == b.config.host_id
+            assert (await ann_b.expect("redirect")) == {"type": "redirect", "table": table, "url": b.cluster.url}
+            assert (await queue_row(b, "ann"))["table_id"] == table  # still seated: the hand goes on
+            ta = a.tables[table]
+            ta.escape(ta.game.current_seat)  # A's next event: refused by the database, A's table stops
+            await a.journal.flush()
+            assert table not in a.tables and ta.frozen
+            assert (await ann.expect("redirect")) == {"type": "redirect", "table": table, "url": b.cluster.url}
+            assert (await b.storage.hand(table)).status == "live"
             for c in (ann, bob, ann_b):
                 await c.close()
     run(main(), 60)

@@ -89,7 +89,8 @@ def test_an_escape_while_the_action_is_on_the_wire_is_not_a_new_decision(tmp_pat
             assert vy.to_decide()
             assert vy.obs is not None
             action = eager(vy.obs["legal_actions"])
-            t.escape(x)  # the grace timer's call: the escape's delta is written to Y now
+            t.escape(x)  # the grace timer's call: the escape's delta is written to Y once stored
+            await t.durable()
             vy.acted()
             await cy.act(action)  # read by the server after the escape
             log: List[Any] = []

@@ -1,11 +1,14 @@
 """How ``ddz serve`` starts and stops: one process owns its database (a second server on the
 same SQLite file, or a lone server and a cluster on one PostgreSQL database, is refused
 before it touches a hand), the port is bound before the database is opened, a start that
-cannot happen says why in one line, SIGTERM stops the server as SIGINT does (the hands in
-play are void, the connections closed with 1001), and every option's help gives its default."""
+cannot happen says why in one line, SIGTERM drains the server as SIGINT does (no new table,
+the hands in play finish, then the connections are closed with 1001; past --drain-timeout the
+hands left stay stored and the next start resumes them), and every option's help gives its
+default."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -18,6 +21,7 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from ddz.cli import build_parser  # noqa: E402
 from ddz.server import Server, ServerConfig  # noqa: E402
+from ddz.server.audit import replays  # noqa: E402
 from ddz.server.storage import StorageError, open_storage  # noqa: E402
 
 from _client import Client, play_out, running  # noqa: E402
@@ -127,50 +131,111 @@ def test_a_start_that_cannot_happen_is_one_line(tmp_path):
     run(main())
 
 
+@contextlib.asynccontextmanager
+async def _serve(db, port, *extra):
+    """``ddz serve`` in a child process, once it says it serves; killed at the end if it runs."""
+    p = await asyncio.create_subprocess_exec(*SERVE, "--db", db, "--port", str(port), "--bot-delay", "0", *extra,
+                                             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    try:
+        line = await asyncio.wait_for(p.stdout.readline(), 60)
+        while b"ddz serve:" not in line:
+            line = await asyncio.wait_for(p.stdout.readline(), 60)
+        yield p
+    finally:
+        if p.returncode is None:
+            p.kill()
+            await p.wait()
+
+
+@contextlib.asynccontextmanager
+async def _stored(db):
+    """The database, opened (no server runs on it)."""
+    s = open_storage(db)
+    await s.open()
+    try:
+        yield s
+    finally:
+        await s.close()
+
+
+async def _closed(x):
+    """Reads ``x`` until its connection closes; the messages read."""
+    got = []
+    with pytest.raises(ConnectionClosed):
+        while True:
+            got.append(await x._recv(20))
+    return got
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_sigterm_stops_as_sigint_does(tmp_path, sig):
-    """``ddz serve`` receiving SIGTERM (as SIGINT): the seat and a spectator get ``void``,
-    then a close frame 1001 (not an abrupt 1006), the process exits 0, the hand is void in the
-    database with no coin moved, and the player told is not told again at the next login."""
+def test_sigterm_drains_as_sigint_does(tmp_path, sig):
+    """``ddz serve`` receiving SIGTERM (as SIGINT) drains (issue #41: it used to void the
+    hands in play): a ``join`` is refused (``draining``), the hand in play goes on and ends
+    with its result and its coins, then the seat and a spectator get a close frame 1001 (not
+    an abrupt 1006), and the process exits 0 with nothing void."""
     db = str(tmp_path / "db.sqlite3")
     port = free_port()
 
     async def main():
-        p = await asyncio.create_subprocess_exec(*SERVE, "--db", db, "--port", str(port), "--bot-delay", "0",
-                                                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-        try:
-            line = await asyncio.wait_for(p.stdout.readline(), 60)
-            while b"ddz serve:" not in line:
-                line = await asyncio.wait_for(p.stdout.readline(), 60)
+        async with _serve(db, port) as p:
             c = await _live_hand(port)
             w = await Client.connect(port)
             await w.hello("bob")
             await w.send({"type": "spectate", "table": c.table})
             await w.expect("obs")
-            before = c.welcome["balances"]
             p.send_signal(sig)
+            await asyncio.sleep(0.3)
+            await w.send({"type": "join", "room": "novice", "bots": True})
+            assert (await w.expect("error"))["code"] == "draining"
+            r = (await play_out([c]))[0]
+            assert r["type"] == "result"
             for x in (c, w):
-                v = await x.expect("void", timeout=20)
-                assert v["table"] == c.table
-                with pytest.raises(ConnectionClosed):
-                    while True:
-                        await x._recv(20)
+                assert all(m["type"] != "void" for m in await _closed(x))
                 assert x.ws.close_code == 1001, x.ws.close_code
             assert await asyncio.wait_for(p.wait(), 30) == 0
             out = (await p.stdout.read()).decode()
-            assert "Traceback" not in out and "ddz serve: stopped" in out
-        finally:
-            if p.returncode is None:
-                p.kill()
-                await p.wait()
-        s = open_storage(db)
-        await s.open()
-        try:
-            assert (await s.hand(c.table)).status == "void"
-            assert await s.balances("ann") == before
-            assert await s.take_voids("ann") == []  # told by the void message
-        finally:
-            await s.close()
+            assert "Traceback" not in out and "ddz serve: draining" in out and "ddz serve: stopped" in out
+        async with _stored(db) as s:
+            row = await s.hand(c.table)
+            assert row.status == "done" and row.settlement == r["settlement"]
+            assert await s.take_voids("ann") == []
+    run(main())
+
+
+def test_a_drain_that_times_out_leaves_the_hand_to_the_next_start(tmp_path):
+    """``--drain-timeout`` runs out with a hand in play: the server exits 0 without voiding
+    it (no ``void``, close 1001), the hand stays live with its log; the next start resumes it:
+    the player's ``welcome`` names it, ``resume`` gives its view with every event it was
+    told of, no escape is charged for the stop, and the hand ends with its result."""
+    db = str(tmp_path / "db.sqlite3")
+    port = free_port()
+
+    async def main():
+        async with _serve(db, port, "--drain-timeout", "1") as p:
+            c = await _live_hand(port)
+            seen = (await c.latest_obs(0.2))["obs"]["history"]
+            p.send_signal(signal.SIGTERM)
+            assert all(m["type"] != "void" for m in await _closed(c))
+            assert c.ws.close_code == 1001
+            assert await asyncio.wait_for(p.wait(), 30) == 0
+        async with _serve(db, port) as p:
+            d = await Client.connect(port)
+            wel = await d.hello("ann", c.token)
+            assert wel["void_hands"] == [] and wel["table"]["table"] == c.table and not wel["table"]["over"]
+            d.table, d.seat, d.seat_token = c.table, wel["table"]["seat"], wel["table"]["seat_token"]
+            await d.send({"type": "resume", "table": d.table, "seat_token": d.seat_token})
+            o = (await d.expect("obs"))["obs"]
+            assert o["history"][:len(seen)] == seen
+            r = (await play_out([d]))[0]
+            assert r["type"] == "result" and r["result"]["kind"] != "escape"
+            assert not any(a == "ESCAPE" for _, a in o["history"])
+            await d.close()
+            p.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(p.wait(), 30) == 0
+        async with _stored(db) as s:
+            row = await s.hand(c.table)
+            assert row.status == "done" and replays(row.record, row.result)
+            assert "ESCAPE" not in row.record
     run(main())
 
 
@@ -185,6 +250,6 @@ def test_every_serve_option_has_help_with_its_default():
         assert a.help and len(a.help) > 15, a.option_strings
         assert "%(default)s" in a.help or "default" in a.help, a.option_strings
     text = " ".join(serve.format_help().split())  # the lines as wrapped joined again
-    for default in ("127.0.0.1", "8000", "ddz-server.sqlite3", "10000", "0.6", "20.0", "40", "local", "0.5",
+    for default in ("127.0.0.1", "8000", "DATA/ddz-server.sqlite3", "10000", "0.6", "20.0", "40", "local", "0.5",
                     "10.0", "600.0"):
         assert f"default {default}" in text, default

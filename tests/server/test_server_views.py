@@ -12,6 +12,8 @@ import pytest
 
 from ddz import ROOMS, Game, Rules
 from ddz.bots import RuleBot
+from ddz.server.journal import MemoryJournal
+from ddz.server.storage import LiveHand
 from ddz.server.protocol import apply_update, dumps
 from ddz.server.table import Table, seat_view
 
@@ -57,13 +59,6 @@ class _Config:
     grace_s = 1e9
 
 
-class _Server:
-    config = _Config()
-
-    def bot_for(self, room):
-        return RuleBot()
-
-
 class _Receiver:
     """A session that only keeps what it is sent (protocol version 2)."""
     version = 2
@@ -88,12 +83,18 @@ def test_every_delta_rebuilds_the_engines_observation(room, seed):
     """The table's deltas (the public fields an event changed, found once per event, and each
     seat's own fields) rebuild, after every event, exactly ``Game.observation(seat)`` for each
     seat and the public view for a spectator, through actions, the clock, seats going away and
-    coming back with and without ``since``, and escapes."""
+    coming back with and without ``since``, and escapes. The table is built and played without
+    a server (its log in memory, no database): its end is an event with the result, and its
+    log, replayed on its start (``Table.restore``), gives the same hand."""
     async def main():
         rng = random.Random(seed)
         r = ROOMS[room]
-        t = Table(_Server(), f"{seed:016x}", r, [f"p{i}" for i in range(r.players)], set(), [10_000] * r.players,
-                  seed=seed)
+        journal = MemoryJournal()  # the hand log, stored at once
+        kw = {"config": _Config(), "bot": RuleBot(), "journal": journal}
+        t = Table(f"{seed:016x}", r, [f"p{i}" for i in range(r.players)], set(), [10_000] * r.players,
+                  seed=seed, **kw)
+        ended = []
+        t.on_end = ended.append
         recv = [_Receiver() for _ in range(r.players)]
         for s, x in enumerate(recv):
             t.sessions[s] = x
@@ -116,8 +117,7 @@ def test_every_delta_rebuilds_the_engines_observation(room, seed):
             seat = g.current_seat
             u = rng.random()
             if u < 0.04:
-                g.timeout()
-                t._event()
+                t.time_out()
             elif u < 0.08 and len(away) < r.players - 1:
                 s = rng.choice([s for s in range(r.players) if s not in away])
                 t.detach(s, recv[s])
@@ -138,7 +138,10 @@ def test_every_delta_rebuilds_the_engines_observation(room, seed):
             else:
                 assert t.act(seat, rng.choice(g.legal_actions())) is None
             check()
-        t._cancel_timers()
-        if t._finishing is not None:
-            t._finishing.cancel()
+        await t._finishing
+        assert ended == [t] and t.result_msg["type"] == "result"
+        assert t.result_msg["result"] == t.game.result.to_dict()
+        again = Table.restore(LiveHand(t.id, r.name, t.players, "here", t.start_record(),
+                                       list(enumerate(journal.ops[t.id], 1))), 0.0, {r.name: r}, lambda room: kw)
+        assert again.game.history == t.game.history and again.game.result.to_dict() == t.game.result.to_dict()
     asyncio.run(main())

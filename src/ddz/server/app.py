@@ -11,6 +11,7 @@ import ipaddress
 import json
 import logging
 import mimetypes
+import os
 import re
 import secrets
 import time
@@ -30,10 +31,12 @@ from ..rooms.room import ROOMS, Room
 from ..search.bots import Bot
 from .bots import BotChoice, bot_kinds, room_bots
 from .health import GcPauses, LoopLag
+from .journal import Journal, NoJournal
+from .metrics import Metrics
 from .names import name_problem
-from .protocol import PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse, refusal
-from .storage import TOKEN_LIFETIME_S, PostgresStorage, Storage, StorageError, open_storage
-from .table import Table, ledger_of, room_rules
+from .protocol import CLIENT_TYPES, PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse, refusal
+from .storage import TOKEN_LIFETIME_S, LiveHand, PostgresStorage, Storage, StorageError, open_storage
+from .table import ResumeError, Table, ledger_of, room_rules
 
 __all__ = ["Server", "ServerConfig", "Session", "BOT_NAMES", "CLOSE_REPLACED", "STATUS_MODES"]
 
@@ -86,8 +89,17 @@ class ServerConfig:
     "neural"}``; a variant left out: rules). ``models``: model files (or ``NeuralModel`` values),
     each played by the neural bots of its own variant instead of the model shipped with ddz
     (``ddz.server.bots``). Checked and loaded once, by ``Server(config)``.
+    ``resume_grace_s``: after a restart (or a takeover) a resumed hand's seats are kept this
+    long for their players before the room's bot plays them, and the open decision's clock
+    gets this much more. ``drain_timeout_s``: how long ``drain`` (SIGTERM, SIGINT) lets the
+    live hands play on before it stops (docs/server.md, "Starting and stopping").
+    ``sqlite_synchronous``: ``"full"`` (a commit is on the disk before anyone is told of it) or
+    ``"normal"`` (in the OS's cache: safe from a process crash, not from a power loss).
+    ``hand_log``: False only to measure what the log costs: no hand is logged, and a hand left
+    live by a stop or a crash cannot be resumed (it is void). ``metrics``: who gets
+    ``GET /metrics`` (Prometheus's format), as ``status`` for ``/api/status``.
     """
-    db: str = "ddz-server.sqlite3"
+    db: str = field(default_factory=lambda: default_db())
     move_timeout_s: Optional[float] = None
     grace_s: float = 30.0
     bot_delay_s: float = 0.6
@@ -112,6 +124,22 @@ class ServerConfig:
     status: str = "local"
     bot: BotChoice = "rules"
     models: Tuple[Any, ...] = ()
+    resume_grace_s: float = 15.0
+    drain_timeout_s: float = 60.0
+    sqlite_synchronous: str = "full"
+    hand_log: bool = True
+    metrics: str = "local"
+
+
+def default_db(make: bool = False) -> str:
+    """The SQLite file a server uses when none is named: ``DATA/ddz-server.sqlite3``, DATA
+    being ``$DDZ_DATA_DIR``, else ``$XDG_DATA_HOME/ddz``, else ``~/.local/share/ddz``
+    (``make``: created if missing, readable by its owner only), not the working directory."""
+    data = os.environ.get("DDZ_DATA_DIR") or os.path.join(
+        os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share"), "ddz")
+    if make:
+        os.makedirs(data, mode=0o700, exist_ok=True)
+    return os.path.join(data, "ddz-server.sqlite3")
 
 
 class SignupLimit:
@@ -181,14 +209,19 @@ class Server:
 
     def __init__(self, config: Optional[ServerConfig] = None, storage: Optional[Storage] = None) -> None:
         self.config = config or ServerConfig()
-        if self.config.status not in STATUS_MODES:
-            raise ValueError(f"status must be one of {', '.join(STATUS_MODES)}, not {self.config.status!r}")
-        self.storage = storage or open_storage(self.config.db)
+        for what in ("status", "metrics"):
+            if getattr(self.config, what) not in STATUS_MODES:
+                raise ValueError(f"{what} must be one of {', '.join(STATUS_MODES)}, not {getattr(self.config, what)!r}")
+        if storage is None and self.config.db == default_db():
+            default_db(make=True)
+        self.storage = storage or open_storage(self.config.db, self.config.sqlite_synchronous)
         self.signups = SignupLimit(self.config.signup_limit, self.config.signup_window_s)
         self.rooms: Dict[str, Room] = {name: ROOMS[name] for name in self.config.rooms}
         # the bot of each room's bot seats, every model loaded and checked here, once (ModelError)
         self.bots: Dict[str, Bot] = room_bots(self.rooms, self.config.bot, self.config.models)
         self.bot_kinds: Dict[str, str] = bot_kinds(self.rooms, self.config.bot)
+        # the handler of each client message type (protocol.CLIENT_TYPES: every one, no other)
+        self._handlers: Dict[str, Any] = {kind: getattr(self, "_on_" + kind) for kind in CLIENT_TYPES}
         self.tables: Dict[str, Table] = {}
         self.by_player: Dict[str, Table] = {}     # a player sits at one table at a time
         # tables that have ended, kept for the grace period so that a player away at the end
@@ -208,13 +241,28 @@ class Server:
         self.cluster: Any = None
         self.gc_pauses = GcPauses()
         self.loop_lag = LoopLag()
+        self.metrics = Metrics(self)
+        self.journal: Any = NoJournal()
+        if self.config.hand_log:
+            journal = self.journal = Journal(self.storage, self.config.host_id)
+            journal.on_batch, journal.on_error = self.metrics.batch, self.metrics.storage_error
+        self.draining = False
+        self.stopped = False
+        self._cut = False                # drain: stop waiting now (a second signal)
+        # live hands stored and not yet resumed (at start, or taken over in a cluster): by hand,
+        # and their players; a player's hello resumes its hand first
+        self._to_resume: Dict[str, LiveHand] = {}
+        self._resuming: Dict[str, str] = {}
+        self._resume_task: Optional["asyncio.Task[None]"] = None
+        self.resumed = 0                 # hands resumed since the start
+        self.voided = 0                  # hands void since the start (resumes that could not be)
 
     # ---- life cycle ----
     async def start(self, host: str = "127.0.0.1", port: int = 8000) -> None:
         """Binds the port first (``OSError`` if it cannot: nothing else was touched), then claims
         and opens the database (``StorageError`` if another server holds it or it cannot be
         opened), and only then serves. Alone on its database (the claim proves every earlier
-        server of it has stopped) it voids the hands they left live."""
+        server of it has stopped) it resumes the hands they left live, serving meanwhile."""
         if self.config.cluster and not isinstance(self.storage, PostgresStorage):
             raise StorageError("cluster mode needs a PostgreSQL database (--db postgresql://…)")
         self._ws_server = await serve(self._handle, host, port, process_request=self._http,
@@ -226,10 +274,9 @@ class Server:
         try:
             await self.storage.claim(shared=self.config.cluster)
             await self.storage.open()
-            if not self.config.cluster:
-                voided = await self.storage.void_live_hands(None)
-                if voided:
-                    log.warning("%d hands left live by a server that stopped are void (no coin moved)", voided)
+            if not self.config.cluster:  # every hand left live is this server's to resume
+                await self.storage.adopt_live_hands(self.config.host_id)
+                await self.load_resumes()
             for bot in BOT_NAMES:
                 await self.storage.ensure_system_account(bot)
         except BaseException:
@@ -238,6 +285,7 @@ class Server:
             self._ws_server = None
             await self.storage.close()
             raise
+        self.journal.start()
         await self._ws_server.server.start_serving()
         self.gc_pauses.install()
         self.loop_lag.start()
@@ -249,34 +297,152 @@ class Server:
             self._match_task = loop.create_task(cluster.run(self.cluster, self.config.match_interval_s))
         else:
             self._match_task = loop.create_task(self._match_loop())
+        self.start_resuming()
+
+    async def drain(self, timeout: Optional[float] = None) -> None:
+        """A planned stop (``ddz serve`` on SIGTERM or SIGINT): no new table is seated (``join``
+        gets ``error`` ``draining``), the live hands play on until they end or ``timeout``
+        (``drain_timeout_s``) passes, then ``stop``."""
+        self.draining = True
+        if self.cluster is not None:
+            await self.cluster.drain()
+        limit = self.config.drain_timeout_s if timeout is None else timeout
+        loop = asyncio.get_running_loop()
+        end = loop.time() + limit
+        n = self.live_tables()
+        if n:
+            log.info("draining: %d hands in play, waiting up to %g s", n, limit)
+        while (self.live_tables() or self._to_resume) and loop.time() < end and not self._cut:
+            await asyncio.sleep(0.1)
+        left = self.live_tables() + len(self._to_resume)
+        if left:
+            log.warning("drain timeout: %d hands still in play %s", left,
+                        "go to another process" if self.cluster is not None else "stay stored for the next start")
+        await self.stop()
+
+    def cut_drain(self) -> None:
+        """``drain`` stops waiting for the hands in play: the server stops now."""
+        self._cut = True
+
+    def live_tables(self) -> int:
+        return sum(1 for t in self.tables.values() if not t.ended)
 
     async def stop(self) -> None:
-        """A planned stop (``ddz serve`` on SIGINT or SIGTERM): the hands still being played are
-        void (no coin moved) and their players and spectators are sent ``void``, then every
-        connection is closed with 1001 (going away)."""
+        """Stops now: every table stops where it is (its log stored: the next start on the
+        database resumes it; in a cluster another process takes it over), then every
+        connection is closed with 1001 (going away). No hand is void and no coin moves."""
+        if self.stopped:
+            return
+        self.stopped = True
+        self.draining = True
         self.gc_pauses.remove()
         self.loop_lag.stop()
-        if self._match_task is not None:
-            self._match_task.cancel()
-        await self.void_tables("the server is stopping: the hand is void, no coin moved")
+        for task in (self._match_task, self._resume_task):
+            if task is not None:
+                task.cancel()
+        for t in list(self.tables.values()):
+            t.freeze()
+        finishing = [t._finishing for t in self.tables.values() if t._finishing is not None]
+        if finishing:  # a hand being settled is settled (or not) whole; not longer than the journal's wait
+            await asyncio.wait(finishing, timeout=10.0)
+        if not await self.journal.flush(timeout=10.0):
+            log.error("the hand log could not be written at the stop: those hands resume from their last stored event")
+        if self.cluster is not None:
+            await self.cluster.hand_over()
         if self._ws_server is not None:
             self._ws_server.close()
             await self._ws_server.wait_closed()
-        await self.void_tables(None)  # one opened while the connections closed
-        for t in list(self.tables.values()):
-            t._cancel_timers()
+        await self.journal.stop()
         if self.cluster is not None:
             await self.cluster.close()
         await self.storage.close()
 
-    async def void_tables(self, message: Optional[str]) -> None:
-        """Every table of this process whose hand has not ended: void, its players told."""
-        for t in list(self.tables.values()):
-            t._cancel_timers()
-            if t._finishing is not None:
-                await t._finishing
-            if not t.ended:
-                await t.void(message or "the hand is void, no coin moved")
+    # ---- resuming stored hands ----
+    async def load_resumes(self, ids: Optional[List[str]] = None) -> int:
+        """Reads this process's live hands (or those of ``ids``) to resume: each is resumed by
+        ``start_resuming``'s task, or at once when one of its players says hello."""
+        got = 0
+        for hand in await self.storage.live_hands(self.config.host_id, ids):
+            if hand.id in self.tables or hand.id in self._to_resume:
+                continue
+            self._to_resume[hand.id] = hand
+            for p in hand.players:
+                if p not in BOT_NAMES:
+                    self._resuming[p] = hand.id
+            got += 1
+        return got
+
+    def start_resuming(self) -> None:
+        if self._to_resume and (self._resume_task is None or self._resume_task.done()):
+            self._resume_task = asyncio.get_running_loop().create_task(self._resume_all())
+
+    async def _resume_all(self) -> None:
+        """Resumes the hands read by ``load_resumes``, yielding to the loop between tables (the
+        server seats and answers meanwhile)."""
+        t0 = time.perf_counter()
+        n = 0
+        while self._to_resume:
+            await self.resume(next(iter(self._to_resume)))
+            n += 1
+            await asyncio.sleep(0)
+        if n:
+            log.info("resumed %d hands in %.2f s", n, time.perf_counter() - t0)
+
+    async def resume(self, hand_id: str) -> Optional[Table]:
+        """One stored live hand, read by ``load_resumes``: its table again, or (it cannot be
+        resumed: a broken log, rules this server does not have) void, with a one-line reason in
+        the log, its players told."""
+        hand = self._to_resume.pop(hand_id, None)
+        if hand is None:
+            return self.tables.get(hand_id)
+        for p in hand.players:
+            if self._resuming.get(p) == hand_id:
+                del self._resuming[p]
+        try:
+            t = Table.restore(hand, self.config.resume_grace_s, self.rooms, self._table_args)
+        except ResumeError as e:
+            log.error("hand %s cannot be resumed and is void: %s", hand_id, e)
+            self.voided += 1
+            self.metrics.hand("void")
+            told = [p for p in hand.players if p in self.sessions]
+            try:
+                await self.storage.void_hand(hand_id, told)
+                if self.cluster is not None:
+                    await self.cluster.note_void(hand_id, hand.players)
+            except Exception:
+                log.exception("hand %s: storing it void failed", hand_id)
+            for p in told:
+                self.sessions[p].send({"type": "void", "table": hand_id,
+                                       "message": "the hand could not be resumed after its server stopped: "
+                                                  "it is void, no coin moved"})
+            return None
+        except Exception:  # pragma: no cover - a bug: that hand alone is left for the next start
+            log.exception("hand %s: resuming it failed", hand_id)
+            return None
+        self.tables[t.id] = t
+        for seat, p in enumerate(t.players):
+            if seat not in t.robots:
+                self.by_player[p] = t
+        self.resumed += 1
+        self.metrics.hand("resumed")
+        self._watch(t)
+        t.resumed(self.config.resume_grace_s)
+        if self.cluster is not None:  # taken over: its players connected here reconnect to take their seats
+            for p in t.players:
+                sess = self.sessions.get(p)
+                if sess is not None:
+                    sess.send({"type": "redirect", "table": t.id, "url": self.cluster.url})
+        return t
+
+    def table_lost(self, t: Table) -> None:
+        """``t``'s hand went to another process (``Table.lost``): it is forgotten here, its
+        connections told where it went (cluster)."""
+        self._forget(t)
+        for sess in t.sessions:
+            if sess is not None:
+                sess.seats.pop(t.id, None)
+        if self.cluster is not None:
+            self.cluster.tell_owner_later(t)
 
     # ---- HTTP ----
     async def _http(self, connection: ServerConnection, request: Request) -> Optional[Response]:
@@ -284,7 +450,18 @@ class Server:
         path = url.path
         if path == "/ws":
             return self._check_origin(request)
-        if path == "/api/status" and self._status_allowed(connection):
+        if path == "/healthz":  # the process answers
+            return _response(200, "ok\n", "text/plain")
+        if path == "/readyz":  # it seats new tables: not while it drains nor while it resumes stored hands
+            why = ("draining" if self.draining else f"resuming {len(self._to_resume)} hands" if self._to_resume
+                   else "the hand log cannot be written" if self.journal.pending and self.journal.failing else None)
+            return _response(503 if why else 200, f"{why or 'ready'}\n", "text/plain")
+        if path == "/metrics" and self._allowed(self.config.metrics, connection):
+            body = self.metrics.exposition()
+            if body is None:
+                return _response(501, "/metrics needs prometheus_client (pip install \".[server]\")\n", "text/plain")
+            return _response(200, body, "text/plain; version=0.0.4")
+        if path == "/api/status" and self._allowed(self.config.status, connection):
             status = {"host": self.config.host_id, "tables": len(self.tables), "connections": len(self.sessions),
                       "matchmaker": self.cluster.leader if self.cluster is not None else True,
                       "gc": self.gc_pauses.to_dict(), "loop_lag": self.loop_lag.to_dict()}
@@ -301,12 +478,12 @@ class Server:
             return _response(200, f.read_bytes(), ctype)
         return _response(404, "not found\n", "text/plain")
 
-    def _status_allowed(self, connection: ServerConnection) -> bool:
-        """``/api/status`` (``ServerConfig.status``): off, for loopback clients, or for all; to
-        whom it is not given it does not exist (404)."""
-        if self.config.status == "public":
+    def _allowed(self, mode: str, connection: ServerConnection) -> bool:
+        """``/api/status`` and ``/metrics`` (``ServerConfig.status``, ``.metrics``): off, for
+        loopback clients, or for all; to whom it is not given it does not exist (404)."""
+        if mode == "public":
             return True
-        return self.config.status == "local" and _is_loopback(connection.remote_address)
+        return mode == "local" and _is_loopback(connection.remote_address)
 
     def _check_origin(self, request: Request) -> Optional[Response]:
         """A browser's handshake (it sends ``Origin``) is accepted only from an allowed origin,
@@ -417,71 +594,85 @@ class Server:
             self._unqueue(sess.name)
 
     async def _dispatch(self, sess: Session, msg: Dict[str, Any]) -> None:
+        """A client message to its handler (``self._handlers``: one per type of
+        ``protocol.CLIENT_TYPES``). A stranger (no ``hello`` yet) is served only ``_OPEN``'s: the
+        rooms, nothing of who plays where (docs/server.md)."""
         kind = msg["type"]
-        if kind == "ping":
-            sess.send({"type": "pong", "now": time.time()})
-            return
-        if kind == "hello":
-            await self._hello(sess, msg)
-            return
-        if kind == "rooms":
-            sess.send({"type": "rooms", "rooms": self.room_list()})
-            return
-        if sess.name is None:  # a stranger sees the rooms, nothing of who plays where (docs/server.md)
+        if sess.name is None and kind not in _OPEN:
             raise ProtocolError("no_account", f"{kind}: say hello (name and token) first")
-        if kind == "tables":
-            sess.send({"type": "tables", "tables": [t.info() for t in self.tables.values() if not t.ended]})
-            return
-        if kind == "spectate":
-            t = self.tables.get(msg["table"])
-            if t is None:
-                raise ProtocolError("no_table", f"no live table {msg['table'][:40]!r}")
-            sess.watching.add(t.id)
-            t.watch(sess)
-            return
-        if kind == "unspectate":
-            if msg["table"] not in sess.watching:
-                raise ProtocolError("not_watching", f"this connection does not watch table {msg['table'][:40]!r}")
-            t = self.tables.get(msg["table"])
-            if t is not None:
-                t.forget(sess, None)
-            sess.watching.discard(msg["table"])
-            sess.send({"type": "unspectated", "table": msg["table"]})
-            return
-        if kind == "logout":
-            await self._logout(sess.name)
-        elif kind == "balances":
-            sess.send({"type": "balances", "balances": await self.storage.balances(sess.name)})
-        elif kind == "join":
-            await self._join(sess, msg["room"], bool(msg.get("bots", False)))
-        elif kind == "leave_queue":
-            if self.cluster is not None:  # the shared queue decides, whichever process the join went through
-                self.waiting.pop(sess.name, None)
-                if not await self.cluster.leave(sess.name):  # seated by the matchmaker first, or never queued
-                    raise ProtocolError("not_queued", "you are not waiting for a table (matched: your table "
-                                        "follows, here or by a redirect; or never queued)")
-            elif sess.name in self.waiting:
-                self._unqueue(sess.name)
-            else:  # matched meanwhile (its "matched" is on the way), or never queued
-                raise ProtocolError("not_queued", "you are not waiting for a table (matched, or never queued)")
-            sess.send({"type": "left_queue"})
-        elif kind in ("act", "resume", "leave"):
-            t, seat = self._seat_for(sess, msg)
-            if kind == "act":
-                reply = t.act(seat, msg["action"], msg.get("seq"))
-                if reply is not None:
-                    sess.send(reply)
-            elif kind == "resume":
-                if self.missed.get(sess.name) is t:
-                    del self.missed[sess.name]
-                t.attach(seat, sess, msg.get("since"))
-            else:
-                if t.ended or t.game.is_over:
-                    raise ProtocolError("not_playing", "the hand is over: there is nothing to leave")
-                if seat in t.escaped:
-                    raise ProtocolError("not_playing", f"seat {seat} has left this hand already")
-                t.escape(seat)
-                sess.send({"type": "left", "table": t.id, "seat": seat})
+        await self._handlers[kind](sess, msg)
+
+    async def _on_ping(self, sess: Session, msg: Dict[str, Any]) -> None:
+        sess.send({"type": "pong", "now": time.time()})
+
+    async def _on_rooms(self, sess: Session, msg: Dict[str, Any]) -> None:
+        sess.send({"type": "rooms", "rooms": self.room_list()})
+
+    async def _on_tables(self, sess: Session, msg: Dict[str, Any]) -> None:
+        sess.send({"type": "tables", "tables": [t.info() for t in self.tables.values() if not t.ended]})
+
+    async def _on_spectate(self, sess: Session, msg: Dict[str, Any]) -> None:
+        t = self.tables.get(msg["table"])
+        if t is None:
+            raise ProtocolError("no_table", f"no live table {msg['table'][:40]!r}")
+        sess.watching.add(t.id)
+        t.watch(sess)
+
+    async def _on_unspectate(self, sess: Session, msg: Dict[str, Any]) -> None:
+        if msg["table"] not in sess.watching:
+            raise ProtocolError("not_watching", f"this connection does not watch table {msg['table'][:40]!r}")
+        t = self.tables.get(msg["table"])
+        if t is not None:
+            t.forget(sess, None)
+        sess.watching.discard(msg["table"])
+        sess.send({"type": "unspectated", "table": msg["table"]})
+
+    async def _on_logout(self, sess: Session, msg: Dict[str, Any]) -> None:
+        assert sess.name is not None
+        await self._logout(sess.name)
+
+    async def _on_balances(self, sess: Session, msg: Dict[str, Any]) -> None:
+        assert sess.name is not None
+        sess.send({"type": "balances", "balances": await self.storage.balances(sess.name)})
+
+    async def _on_join(self, sess: Session, msg: Dict[str, Any]) -> None:
+        await self._join(sess, msg["room"], bool(msg.get("bots", False)))
+
+    async def _on_leave_queue(self, sess: Session, msg: Dict[str, Any]) -> None:
+        name = sess.name
+        assert name is not None
+        if self.cluster is not None:  # the shared queue decides, whichever process the join went through
+            self.waiting.pop(name, None)
+            if not await self.cluster.leave(name):  # seated by the matchmaker first, or never queued
+                raise ProtocolError("not_queued", "you are not waiting for a table (matched: your table "
+                                    "follows, here or by a redirect; or never queued)")
+        elif name in self.waiting:
+            self._unqueue(name)
+        else:  # matched meanwhile (its "matched" is on the way), or never queued
+            raise ProtocolError("not_queued", "you are not waiting for a table (matched, or never queued)")
+        sess.send({"type": "left_queue"})
+
+    async def _on_act(self, sess: Session, msg: Dict[str, Any]) -> None:
+        t, seat = self._seat_for(sess, msg)
+        reply = t.act(seat, msg["action"], msg.get("seq"))
+        if reply is not None:
+            self.metrics.action(False)
+            sess.send(reply)
+
+    async def _on_resume(self, sess: Session, msg: Dict[str, Any]) -> None:
+        t, seat = self._seat_for(sess, msg)
+        if sess.name is not None and self.missed.get(sess.name) is t:
+            del self.missed[sess.name]
+        t.attach(seat, sess, msg.get("since"))
+
+    async def _on_leave(self, sess: Session, msg: Dict[str, Any]) -> None:
+        t, seat = self._seat_for(sess, msg)
+        if t.ended or t.game.is_over:
+            raise ProtocolError("not_playing", "the hand is over: there is nothing to leave")
+        if seat in t.escaped:
+            raise ProtocolError("not_playing", f"seat {seat} has left this hand already")
+        t.escape(seat)
+        sess.send({"type": "left", "table": t.id, "seat": seat})
 
     def _seat_for(self, sess: Session, msg: Dict[str, Any]) -> Tuple[Table, int]:
         t = self.tables.get(msg["table"]) or self.finished.get(msg["table"])
@@ -494,7 +685,7 @@ class Server:
             raise ProtocolError("not_seated", "this connection does not hold the seat: send resume first")
         return t, seat
 
-    async def _hello(self, sess: Session, msg: Dict[str, Any]) -> None:
+    async def _on_hello(self, sess: Session, msg: Dict[str, Any]) -> None:
         name = msg["name"]
         if sess.name is not None:
             raise ProtocolError("already", f"this connection is already {sess.name!r}")
@@ -528,6 +719,10 @@ class Server:
                 fresh, expires = await self.storage.issue_token(name, lifetime)
                 token = fresh
         sess.token, sess.token_expires = token, expires
+        if name in self._resuming:  # its hand is stored and not yet resumed: now
+            await self.resume(self._resuming[name])
+        elif self.cluster is not None and name not in self.by_player:
+            await self.cluster.adopt_for(name)  # a hand of its taken over by this process, not yet resumed
         old = self.sessions.get(name)
         sess.name = name
         sess.version = version
@@ -622,7 +817,10 @@ class Server:
         room = self.rooms.get(room_name)
         if room is None:
             raise ProtocolError("no_room", f"no room {room_name[:40]!r}: rooms are {', '.join(self.rooms)}")
-        if name in self.by_player:
+        if self.draining:
+            raise ProtocolError("draining", "this server is stopping: join again after its restart "
+                                "(or through another server of its cluster)")
+        if name in self.by_player or name in self._resuming:
             raise ProtocolError("seated", "you are seated at a table; finish or leave it first")
         if name in self.waiting and self.cluster is None:  # in a cluster the shared queue answers
             raise ProtocolError("queued", f"you already wait for room {self.waiting[name]!r}")
@@ -688,6 +886,8 @@ class Server:
                 log.exception("matchmaking round failed")
 
     async def _match_once(self) -> None:
+        if self.draining:
+            return
         now = time.monotonic()
         for room_name, mm in self.matchmakers.items():
             trios = mm.match(now)
@@ -712,9 +912,11 @@ class Server:
         coins = [self.bot_stake(ledger) if seat in bot_seats else (await self.storage.balances(p))[ledger]
                  for seat, p in enumerate(players)]
         tid = table_id or secrets.token_hex(8)
-        await self.storage.start_hand(tid, room.name, room.variant, players, self.config.host_id)
-        t = Table(self, tid, room, players, bot_seats, coins)
+        t = Table(tid, room, players, bot_seats, coins, **self._table_args(room))
+        await self.storage.start_hand(tid, room.name, room.variant, players, self.config.host_id,
+                                      t.start_record() if self.config.hand_log else None)
         self.tables[tid] = t
+        self._watch(t)
         for seat, p in enumerate(players):
             if seat in bot_seats:
                 continue
@@ -730,18 +932,39 @@ class Server:
         t.start()
         return t
 
+    def _table_args(self, room: Room) -> Dict[str, Any]:
+        """What a table of ``room`` is made with (``Table``: it knows no server)."""
+        return {"config": self.config, "bot": self.bot_for(room), "journal": self.journal, "store": self.storage}
+
+    def _watch(self, t: Table) -> None:
+        """The server hears a table's events: the end of its hand, its loss, its answers' times."""
+        t.on_end, t.on_lost, t.on_answered = self.table_done, self.table_lost, self._answered
+
+    def _answered(self, seconds: float) -> None:
+        """A table sent the update of a player's action, ``seconds`` after it was read."""
+        self.metrics.action(True, seconds)
+
     def bot_stake(self, ledger: str) -> int:
         """What a server bot's seat holds for ``settle``, whatever its account's balance: a new
         account's grant (``starting_coins`` in ``coins``, 0 in the other ledgers)."""
         return self.config.starting_coins if ledger == "coins" else 0
 
-    def table_done(self, t: Table) -> None:
+    def _forget(self, t: Table) -> None:
+        """``t`` is no longer played here: out of the tables, its players' and spectators'."""
         for p in t.players:
             if self.by_player.get(p) is t:
                 del self.by_player[p]
         self.tables.pop(t.id, None)
         for watcher in list(t.spectators):
             watcher.watching.discard(t.id)
+
+    def table_done(self, t: Table) -> None:
+        self._forget(t)
+        if t.result_msg is not None and t.result_msg["type"] == "result":
+            self.metrics.hand("finished")
+        else:  # its settlement could not be stored
+            self.metrics.hand("void")
+            self.metrics.storage_error()
         for seat, seated in enumerate(t.sessions):
             if seated is not None:
                 seated.seats.pop(t.id, None)
@@ -758,6 +981,9 @@ class Server:
             if self.missed.get(p) is t:
                 del self.missed[p]
 
+
+# what a connection may send before its hello
+_OPEN = frozenset({"ping", "hello", "rooms"})
 
 _BUSY = {"queued": "you already wait for a table (on this server or another of its cluster)",
          "seated": "you are seated at a table (on this server or another of its cluster); finish or leave it first"}

@@ -2,7 +2,9 @@
 
 It starts, or says in one line why it cannot (a port in use, a database it cannot open or
 that another server holds) and exits 2; SIGINT and SIGTERM stop it the same way
-(``Server.stop``: the hands in play are void, every connection is closed with 1001).
+(``Server.drain``: no new table, the hands in play finish within ``--drain-timeout``, then
+every connection is closed with 1001; a second signal stops it at once). A hand left in play
+stays stored: the next start (or another process of its cluster) resumes it.
 """
 from __future__ import annotations
 
@@ -18,13 +20,15 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv = sub.add_parser("serve", help="run the table server and its browser client (docs/protocol.md)",
                         description="Serve tables of every variant over WebSocket (/ws) with the browser "
                                     "client at / ; needs the server extra (pip install \".[server]\"). "
-                                    "SIGINT and SIGTERM stop it: the hands in play are void (no coin moves) "
-                                    "and the connections are closed (docs/server.md).")
+                                    "SIGINT and SIGTERM stop it: no new table is seated, the hands in play "
+                                    "finish (up to --drain-timeout; the rest resume at the next start), then "
+                                    "the connections are closed (docs/server.md).")
     sv.add_argument("--host", default="127.0.0.1", help="the address to listen on (default %(default)s)")
     sv.add_argument("--port", type=int, default=8000, help="the port to listen on (default %(default)s; 0: any free)")
-    sv.add_argument("--db", default="ddz-server.sqlite3",
+    sv.add_argument("--db", default=None,
                     help="SQLite file (created on first start; one server process owns it) or "
-                         "postgresql://user@host/db (default %(default)s)")
+                         "postgresql://user@host/db (default DATA/ddz-server.sqlite3, DATA being $DDZ_DATA_DIR, "
+                         "else $XDG_DATA_HOME/ddz, else ~/.local/share/ddz; made if missing)")
     sv.add_argument("--grace", type=float, default=30.0, dest="grace_s", metavar="SECONDS",
                     help="seconds a disconnected seat is kept (a bot plays it) before it is an escape "
                          "(default %(default)s)")
@@ -57,6 +61,14 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.add_argument("--status", default="local", choices=("off", "local", "public"),
                     help="who gets GET /api/status: nobody, clients on a loopback address, or anyone "
                          "(default %(default)s)")
+    sv.add_argument("--metrics", default="local", choices=("off", "local", "public"),
+                    help="who gets GET /metrics (Prometheus's text format): nobody, clients on a loopback address, "
+                         "or anyone (default %(default)s)")
+    sv.add_argument("--log-format", default="text", choices=("text", "json"), dest="log_format",
+                    help="the log on stderr: lines of text, or one JSON object a line (time, level, logger, "
+                         "message) (default %(default)s)")
+    sv.add_argument("--access-log", action="store_true", dest="access_log",
+                    help="log every WebSocket connection's opening and closing (default: off)")
     sv.add_argument("--cluster", action="store_true",
                     help="share the queue and matchmaking with other processes on the same PostgreSQL --db "
                          "(default: alone on the database)")
@@ -68,6 +80,21 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.add_argument("--cluster-timeout", type=float, default=10.0, dest="cluster_dead_s", metavar="SECONDS",
                     help="cluster mode: a process without a heartbeat for this long is gone, and the others "
                          "void its hands and tell its players (default %(default)s)")
+    sv.add_argument("--drain-timeout", type=float, default=60.0, dest="drain_timeout_s", metavar="SECONDS",
+                    help="on SIGTERM / SIGINT, how long the hands in play may go on before the server stops "
+                         "anyway (they stay stored and resume at the next start; in a cluster another process "
+                         "takes them); within systemd's default TimeoutStopSec of 90 s (default %(default)s)")
+    sv.add_argument("--resume-grace", type=float, default=15.0, dest="resume_grace_s", metavar="SECONDS",
+                    help="after a restart or a takeover, how long a resumed hand's seats wait for their "
+                         "players before the room's bot plays them; the open decision's clock gets as much "
+                         "more (default %(default)s)")
+    sv.add_argument("--sqlite-sync", default="full", choices=("full", "normal"), dest="sqlite_synchronous",
+                    help="SQLite's PRAGMA synchronous: full (every action is on the disk before anyone is told "
+                         "of it) or normal (in the OS's cache: a crash of the server loses none, a power loss "
+                         "may lose the last ones; docs/server.md gives the cost) (default %(default)s)")
+    sv.add_argument("--no-hand-log", action="store_false", dest="hand_log",
+                    help="for measurements only: do not log the hands' actions (a hand left live by a stop or "
+                         "a crash is then void, not resumed) (default: every action is logged)")
     sv.add_argument("--origin", action="append", default=[], dest="origins", metavar="URL",
                     help="a browser origin (https://ddz.example) whose pages may open the WebSocket; repeat for "
                          "more (default: the server's own, the request's Host); clients that send no Origin "
@@ -87,6 +114,31 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.add_argument("--gc-full", type=float, default=600.0, dest="gc_full_s", metavar="SECONDS",
                     help="run a full collection this often (0: when Python's rule says) (default %(default)s)")
     sv.set_defaults(func=run)
+
+
+class _JsonLines(logging.Formatter):
+    """One JSON object a line: ``time`` (ISO 8601, UTC), ``level``, ``logger``, ``message``,
+    and ``error`` (the traceback) when there is one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        import datetime
+        import json
+        out = {"time": datetime.datetime.fromtimestamp(record.created, datetime.timezone.utc).isoformat(
+                   timespec="milliseconds"),
+               "level": record.levelname.lower(), "logger": record.name, "message": record.getMessage()}
+        if record.exc_info:
+            out["error"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False)
+
+
+def _log_setup(fmt: str, access: bool) -> None:
+    """The log on stderr, as text lines or JSON lines; the WebSocket library's line per
+    connection opened and closed (an access log) only with ``--access-log``."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(_JsonLines() if fmt == "json" else
+                         logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    logging.getLogger("websockets.server").setLevel(logging.INFO if access else logging.WARNING)
 
 
 def _fail(message: str) -> int:
@@ -118,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"--gc-threshold must be a positive number of objects, not {args.gc_threshold}")
     if args.gc_young_s < 0 or args.gc_full_s < 0:
         return _fail("--gc-young and --gc-full are seconds ≥ 0")
+    if args.drain_timeout_s < 0 or args.resume_grace_s < 0:
+        return _fail("--drain-timeout and --resume-grace are seconds ≥ 0")
     if args.starting_coins < 0 or args.signup_limit < 0 or args.signup_window_s <= 0:
         return _fail("--starting-coins and --signup-limit are ≥ 0 and --signup-window is seconds > 0")
     if args.cluster and args.cluster_dead_s < 2 * args.match_interval_s:
@@ -131,17 +185,25 @@ def run(args: argparse.Namespace) -> int:
     if not args.token_days > 0:
         return _fail(f"--token-days must be a positive number of days, not {args.token_days}")
     if args.reset_token is not None:
+        if args.db is None:
+            from .app import default_db
+            args.db = default_db()
         return _reset_token(args.db, args.reset_token, args.token_days * 86400.0)
     for o in args.origins:
         if not o.startswith(("http://", "https://")) or o.rstrip("/").count("/") != 2:
             return _fail(f"--origin takes an origin such as https://ddz.example:8443, not {o!r}")
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    _log_setup(args.log_format, args.access_log)
+    from .app import default_db
+    if args.db is None:
+        args.db = default_db(make=True)
     cfg = ServerConfig(db=args.db, grace_s=args.grace_s, move_timeout_s=args.move_timeout_s,
                        starting_coins=args.starting_coins, bot_delay_s=args.bot_delay_s, bot_tables=args.bot_tables,
                        rate=args.rate, burst=args.burst, cluster=args.cluster, public_url=args.public_url,
                        match_interval_s=args.match_interval_s, cluster_dead_s=args.cluster_dead_s,
                        signup_limit=args.signup_limit, signup_window_s=args.signup_window_s, status=args.status,
-                       bot=bot_choice, models=tuple(args.models))
+                       bot=bot_choice, models=tuple(args.models), drain_timeout_s=args.drain_timeout_s,
+                       resume_grace_s=args.resume_grace_s, sqlite_synchronous=args.sqlite_synchronous,
+                       hand_log=args.hand_log, metrics=args.metrics)
     cfg.origins = tuple(args.origins)
     cfg.token_lifetime_s = args.token_days * 86400.0
 
@@ -154,14 +216,20 @@ def run(args: argparse.Namespace) -> int:
     async def main() -> None:
         # a start that fails is one line: not the library's lines of closing what it had bound
         ws_log = logging.getLogger("websockets.server")
+        level = ws_log.level
         ws_log.setLevel(logging.WARNING)
         await srv.start(args.host, args.port)
-        ws_log.setLevel(logging.NOTSET)
+        ws_log.setLevel(level)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+
+        def on_signal() -> None:  # the first: drain; a second: stop now
+            if stop.is_set():
+                srv.cut_drain()
+            stop.set()
         for sig in (signal.SIGINT, signal.SIGTERM):  # one way to stop, whichever signal asks
             try:
-                loop.add_signal_handler(sig, stop.set)
+                loop.add_signal_handler(sig, on_signal)
             except (NotImplementedError, RuntimeError):  # pragma: no cover - no signal handlers (Windows)
                 pass
         collector.start()
@@ -169,9 +237,13 @@ def run(args: argparse.Namespace) -> int:
               flush=True)
         try:
             await stop.wait()
+            print(f"ddz serve: draining ({srv.live_tables()} hands in play, up to {cfg.drain_timeout_s:g} s; "
+                  "a second signal stops now)", flush=True)
+            await srv.drain()
         finally:
             collector.stop()
-            await srv.stop()
+            if not srv.stopped:
+                await srv.stop()
         print("ddz serve: stopped", flush=True)
 
     try:

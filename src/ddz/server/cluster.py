@@ -27,11 +27,15 @@ queue and the matchmaking:
   is ``live`` and its process is alive (a heartbeat within ``cluster_dead_s``); once per
   connection.
 * Every process writes a heartbeat each round (``cluster_hosts.seen``). One whose heartbeat
-  is older than ``ServerConfig.cluster_dead_s`` is gone: the first process to see it voids
-  its live hands (no coin moved), frees its players' rows and notes the hands in
-  ``cluster_voids``; every process then sends ``void`` to those hands' players connected to
-  it (the others are told in their next ``welcome``). A process that finds its own heartbeat
-  row gone (it was given up while its loop stood still) voids its own tables.
+  is older than ``ServerConfig.cluster_dead_s`` is gone: the first process to see it takes
+  its live hands over (``hands.host``) and resumes them from their logs (docs/server.md,
+  "Durable hands"); their players are redirected there. A process that stops hands its live
+  hands to another (``hand_over``), which adopts them in its next round. A process that finds
+  its own heartbeat row gone (it was given up while its loop stood still) stops the tables
+  whose hands were taken over meanwhile: it can no longer log their events.
+* A hand that cannot be resumed is void; it is noted in ``cluster_voids`` so that every
+  process sends ``void`` to its players connected there (the others are told in their next
+  ``welcome``).
 """
 from __future__ import annotations
 
@@ -43,6 +47,7 @@ import time
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
 from ..rooms.matchmaking import MATCH_TIERS, Matchmaker
+from .storage import schema_statements
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Server
@@ -68,6 +73,8 @@ _SCHEMA = [
     "CREATE INDEX IF NOT EXISTS hands_live_host ON hands (host) WHERE status = 'live'",
     """CREATE TABLE IF NOT EXISTS cluster_voids (
         hand_id TEXT PRIMARY KEY, players TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)""",
+    # 1: the process drains (SIGTERM): it is given no new table
+    "ALTER TABLE cluster_hosts ADD COLUMN IF NOT EXISTS draining INTEGER NOT NULL DEFAULT 0",
 ]
 
 
@@ -83,6 +90,8 @@ class Cluster:
         self._voids_seen = 0.0                      # the newest cluster_voids entry read here
         self._voids_read: Dict[str, float] = {}     # its recent entries read (hand -> at)
         self._pending: Set["asyncio.Task[Any]"] = set()  # releases and leaves not yet written
+        self.draining = False
+        self.taken_over = 0                          # hands of stopped processes resumed here
         self._leaving: Dict[str, "asyncio.Task[Any]"] = {}  # player -> the delete of its row (a disconnect)
 
     @property
@@ -91,25 +100,101 @@ class Cluster:
 
     async def open(self) -> None:
         async with self._pool.acquire() as c:
+            await schema_statements(c, _SCHEMA)
             async with c.transaction():
                 await c.execute("SELECT pg_advisory_xact_lock(7214)")
-                for stmt in _SCHEMA:
-                    await c.execute(stmt)
-                # hands of processes that stopped (no heartbeat, or none at all: a server that
-                # ran alone before) are void: no coin moved
+                # alive before it adopts, so that a process starting next does not adopt them again
                 now = time.time()
-                n = await c.fetchval(
-                    "WITH v AS (UPDATE hands SET status = 'void', ended = $1 WHERE status = 'live' AND host NOT IN "
-                    "(SELECT host FROM cluster_hosts WHERE seen > $2) RETURNING 1) SELECT count(*) FROM v",
-                    now, now - self.dead_s)
-                if n:
-                    log.warning("%d hands of stopped servers are void (no coin moved)", n)
+                await c.execute("INSERT INTO cluster_hosts (host, url, seen) VALUES ($1, $2, $3) "
+                                "ON CONFLICT (host) DO UPDATE SET url = $2, seen = $3", self.host, self.url, now)
+                # hands of processes that stopped (no heartbeat, or none at all: a server that ran
+                # alone before) are this one's to resume
+                ids = [r["id"] for r in await c.fetch(
+                    "UPDATE hands SET host = $1 WHERE status = 'live' AND host NOT IN "
+                    "(SELECT host FROM cluster_hosts WHERE seen > $2) RETURNING id", self.host, now - self.dead_s)]
                 self._voids_seen = now
+        if ids:
+            log.warning("%d hands of stopped servers are resumed here", len(ids))
+            self.taken_over += await self.server.load_resumes(ids)
         await self.heartbeat()
 
+    async def drain(self) -> None:
+        """This process stops seating: the matchmaker gives it no new table (and it lets the
+        matchmaker's lock go, if it held it)."""
+        self.draining = True
+        async with self._pool.acquire() as c:
+            await c.execute("UPDATE cluster_hosts SET draining = 1 WHERE host = $1", self.host)
+        if self.leader and self._lock_conn is not None:
+            await self._lock_conn.execute("SELECT pg_advisory_unlock($1)", _LEADER_LOCK)
+            self.leader = False
+
+    async def hand_over(self) -> None:
+        """At the stop: this process's live hands (their tables stopped, their logs stored) go
+        to a live process that does not drain, which resumes them in its next round; their
+        players connected here are sent a ``redirect`` there. With no such process they stay
+        this one's, and the next process to start (or to see this one dead) takes them."""
+        srv = self.server
+        async with self._pool.acquire() as c:
+            row = await c.fetchrow("SELECT host, url FROM cluster_hosts WHERE seen > $1 AND host <> $2 "
+                                   "AND draining = 0 ORDER BY seen DESC LIMIT 1", time.time() - self.dead_s, self.host)
+            if row is None:
+                return
+            ids = [r["id"] for r in await c.fetch("UPDATE hands SET host = $1 WHERE status = 'live' AND host = $2 "
+                                                  "RETURNING id", row["host"], self.host)]
+        log.info("%d hands handed over to %s", len(ids), row["host"])
+        srv.metrics.hand("handed_over", len(ids))
+        for tid in ids:
+            t = srv.tables.get(tid)
+            if t is None:
+                continue
+            for sess in t.sessions:
+                if sess is not None:
+                    sess.send({"type": "redirect", "table": tid, "url": row["url"]})
+            srv.tables.pop(tid, None)  # not this process's: nothing of it is kept in the queue's rows
+
+    async def adopt(self) -> None:
+        """Hands that are this process's in the database and not here (handed over by a
+        process that stopped): read to be resumed."""
+        srv = self.server
+        async with self._pool.acquire() as c:
+            ids = [r["id"] for r in await c.fetch("SELECT id FROM hands WHERE status = 'live' AND host = $1",
+                                                  self.host)]
+        new = [h for h in ids if h not in srv.tables and h not in srv._to_resume]
+        if new:
+            self.taken_over += await srv.load_resumes(new)
+            srv.start_resuming()
+
+    async def adopt_for(self, name: str) -> None:
+        """``name`` says hello: a hand of its that is this process's and not yet resumed is
+        resumed now, so that its ``welcome`` names it."""
+        srv = self.server
+        async with self._pool.acquire() as c:
+            ids = [r["id"] for r in await c.fetch(
+                "SELECT h.id FROM hand_players p JOIN hands h ON h.id = p.hand_id WHERE p.name = $1 "
+                "AND h.status = 'live' AND h.host = $2", name, self.host)]
+        for hid in ids:
+            if hid not in srv.tables:
+                await srv.load_resumes([hid])
+                await srv.resume(hid)
+
+    def tell_owner_later(self, t: Any) -> None:
+        """``t`` went to another process (``Table.lost``): its players connected here are sent a
+        ``redirect`` to the process that has its hand now."""
+        async def tell() -> None:
+            async with self._pool.acquire() as c:
+                url = await c.fetchval("SELECT c.url FROM hands h JOIN cluster_hosts c ON c.host = h.host "
+                                       "WHERE h.id = $1 AND h.status = 'live'", t.id)
+            if url is None:
+                return
+            for sess in t.sessions:
+                if sess is not None:
+                    sess.send({"type": "redirect", "table": t.id, "url": url})
+        self._later(tell())
+
     async def close(self) -> None:
-        """A planned stop (the server has voided its tables first): its waiting players and
-        its heartbeat go; the players of its tables may join again."""
+        """A planned stop (after ``hand_over``): its waiting players and its heartbeat go; the
+        players of its ended tables may join again (those of live hands stay seated: their
+        hands go on elsewhere, or at the next start)."""
         if self._pending:
             await asyncio.gather(*self._pending, return_exceptions=True)
         if self._lock_conn is not None:
@@ -119,19 +204,41 @@ class Cluster:
             async with c.transaction():
                 ids = [r["id"] for r in await c.fetch(
                     "DELETE FROM cluster_tables WHERE host = $1 AND opened = 0 RETURNING id", self.host)]
-                ids += list(self.server.tables) + list(self.server.finished)
+                ids += list(self.server.finished)
                 await c.execute("DELETE FROM cluster_queue WHERE table_id = ANY($1::text[])", ids)
                 await c.execute("DELETE FROM cluster_queue WHERE host = $1 AND table_id IS NULL", self.host)
                 await c.execute("DELETE FROM cluster_hosts WHERE host = $1", self.host)
 
-    async def heartbeat(self) -> bool:
+    async def heartbeat(self, conn: Any = None) -> bool:
         """This process is alive. True if its row was not there (first beat, or it was given
-        up for dead)."""
+        up for dead). ``conn``: a connection of its own (``beat``), else one of the pool."""
+        sql = ("INSERT INTO cluster_hosts (host, url, seen, draining) VALUES ($1, $2, $3, $4) "
+               "ON CONFLICT (host) DO UPDATE SET url = $2, seen = $3 RETURNING (xmax = 0)")
+        args = (self.host, self.url, time.time(), int(self.draining))
+        if conn is not None:
+            return bool(await conn.fetchval(sql, *args))
         async with self._pool.acquire() as c:
-            return bool(await c.fetchval(
-                "INSERT INTO cluster_hosts (host, url, seen) VALUES ($1, $2, $3) "
-                "ON CONFLICT (host) DO UPDATE SET url = $2, seen = $3 RETURNING (xmax = 0)",
-                self.host, self.url, time.time()))
+            return bool(await c.fetchval(sql, *args))
+
+    async def beat(self, interval: float) -> None:
+        """The heartbeat, and the reaper (``_reap``), on a task and a connection of their own,
+        every ``interval`` seconds, whatever a round takes: a round that opens hundreds of tables
+        (their storage calls one after another) took longer than ``cluster_dead_s`` at 1,000
+        tables, the others gave the process up for dead while it played on, and a takeover
+        waited for the survivor's round."""
+        import asyncpg
+        conn = await asyncpg.connect(self.server.storage.url)
+
+        async def one() -> None:  # alive, then the others: the takeover waits for no round either
+            if await self.heartbeat(conn):
+                log.warning("%s was given up for dead by the cluster (no heartbeat for %g s): its hands "
+                            "taken over by another process stop here", self.host, self.dead_s)
+                await self._recheck()
+            await self._reap(conn)
+        try:
+            await _every(interval, one, "heartbeat")
+        finally:
+            await conn.close()
 
     # ---- the queue ----
     async def join(self, name: str, room: str, coins: int, won: int, completed: int) -> Optional[str]:
@@ -205,16 +312,31 @@ class Cluster:
     # ---- one round ----
     async def round(self) -> None:
         if await self.heartbeat():  # its row was there since open: it was reaped
-            log.warning("%s was given up for dead by the cluster (no heartbeat for %g s): its hands are void",
-                        self.host, self.dead_s)
-            await self.server.void_tables("this server lost touch with its cluster: the hand is void, no coin moved")
+            log.warning("%s was given up for dead by the cluster (no heartbeat for %g s): its hands taken "
+                        "over by another process stop here", self.host, self.dead_s)
+            await self._recheck()
         await self._reap()
         await self._tell_voids()
-        await self._lead()
-        if self.leader:
-            await self._match()
+        await self.adopt()
+        if not self.draining:
+            await self._lead()
+            if self.leader:
+                await self._match()
         await self._open_mine()
         await self._redirect()
+
+    async def _recheck(self) -> None:
+        """After this process was given up for dead: its tables whose hands another process
+        took over stop here (their players are redirected there)."""
+        srv = self.server
+        local = list(srv.tables)
+        async with self._pool.acquire() as c:
+            mine = {r["id"] for r in await c.fetch("SELECT id FROM hands WHERE id = ANY($1::text[]) AND host = $2 "
+                                                   "AND status = 'live'", local, self.host)}
+        for tid in local:
+            t = srv.tables.get(tid)
+            if t is not None and tid not in mine and not t.ended:
+                t.lost()
 
     async def _lead(self) -> None:
         if self.leader:
@@ -232,8 +354,11 @@ class Cluster:
             async with c.transaction():
                 rows = await c.fetch("SELECT name, room, host, joined, coins, won, completed FROM cluster_queue "
                                      "WHERE table_id IS NULL ORDER BY joined FOR UPDATE")
-                alive = {r["host"]: r["url"] for r in await c.fetch(
-                    "SELECT host, url FROM cluster_hosts WHERE seen > $1", now - self.dead_s)}
+                hosts = await c.fetch("SELECT host, url, draining FROM cluster_hosts WHERE seen > $1", now - self.dead_s)
+                alive = {r["host"]: r["url"] for r in hosts}
+                open_to = [r["host"] for r in hosts if not r["draining"]]  # a draining process gets no table
+                if not open_to:
+                    return
                 by_room: Dict[str, List[Any]] = {}
                 for r in rows:
                     if r["host"] in alive:  # a dead process's players are gone (the reaper drops their rows)
@@ -256,43 +381,56 @@ class Cluster:
                         groups = [names[i:i + n] for i in range(0, len(names) - n + 1, n)]
                     host_of = {e["name"]: e["host"] for e in entries}
                     for g in groups:
-                        host = host_of[g[0]] if host_of[g[0]] in alive else next(iter(alive), self.host)
+                        host = host_of[g[0]] if host_of[g[0]] in open_to else open_to[len(groups) % len(open_to)]
                         tid = secrets.token_hex(8)
                         await c.execute("INSERT INTO cluster_tables (id, room, players, host, opened, created) "
                                         "VALUES ($1, $2, $3, $4, 0, $5)", tid, room_name, json.dumps(g), host, now)
                         await c.execute("UPDATE cluster_queue SET table_id = $1 WHERE name = ANY($2::text[]) "
                                         "AND table_id IS NULL", tid, g)
 
-    async def _reap(self) -> None:
-        """Processes whose heartbeat stopped: their live hands are void (no coin moved), their
-        players' rows are freed, and the hands are noted in ``cluster_voids`` for every process
-        to tell their players (``_tell_voids``). Concurrent reapers void each hand once (the
-        row lock of its UPDATE)."""
+    async def _reap(self, conn: Any = None) -> None:
+        """Processes whose heartbeat stopped: this process takes their live hands over (one
+        statement: of two reapers each hand goes to one) and resumes them; their players' rows
+        stay (they name the table, which is here now: ``_redirect`` sends its players here);
+        its tables not yet opened are dropped, their players waiting again, and the players who
+        joined through it are dropped. ``conn``: the heartbeat's connection (``beat``), else
+        one of the pool."""
+        if conn is None:
+            async with self._pool.acquire() as c:
+                return await self._reap(c)
+        c = conn
         now = time.time()
-        async with self._pool.acquire() as c:
-            dead = [r["host"] for r in await c.fetch("SELECT host FROM cluster_hosts WHERE seen <= $1",
-                                                     now - self.dead_s)]
-            if not dead:
-                return
-            async with c.transaction():
-                hands = await c.fetch("UPDATE hands SET status = 'void', ended = $1 WHERE status = 'live' "
-                                      "AND host = ANY($2::text[]) RETURNING id, players", now, dead)
-                for h in hands:
-                    await c.execute("INSERT INTO cluster_voids (hand_id, players, at) VALUES ($1, $2, $3) "
-                                    "ON CONFLICT (hand_id) DO NOTHING", h["id"], h["players"], now)
-                unopened = [r["id"] for r in await c.fetch(
-                    "DELETE FROM cluster_tables WHERE host = ANY($1::text[]) AND opened = 0 RETURNING id", dead)]
-                await c.execute("DELETE FROM cluster_queue WHERE table_id = ANY($1::text[])",
-                                [h["id"] for h in hands] + unopened)
-                await c.execute("DELETE FROM cluster_queue WHERE host = ANY($1::text[]) AND table_id IS NULL", dead)
-                await c.execute("DELETE FROM cluster_hosts WHERE host = ANY($1::text[]) AND seen <= $2",
-                                dead, now - self.dead_s)
-                await c.execute("DELETE FROM cluster_voids WHERE at < $1", now - _VOIDS_KEPT_S)
+        dead = [r["host"] for r in await c.fetch("SELECT host FROM cluster_hosts WHERE seen <= $1",
+                                                 now - self.dead_s)]
+        if not dead:
+            return
+        async with c.transaction():
+            hands = [r["id"] for r in await c.fetch(
+                "UPDATE hands SET host = $1 WHERE status = 'live' AND host = ANY($2::text[]) RETURNING id",
+                self.host, dead)]
+            unopened = [r["id"] for r in await c.fetch(
+                "DELETE FROM cluster_tables WHERE host = ANY($1::text[]) AND opened = 0 RETURNING id", dead)]
+            # the players of its tables not yet opened wait again (the matchmaker seats them anew),
+            # but those who joined through it, which are gone with it
+            await c.execute("UPDATE cluster_queue SET table_id = NULL WHERE table_id = ANY($1::text[])", unopened)
+            await c.execute("DELETE FROM cluster_queue WHERE host = ANY($1::text[]) AND table_id IS NULL", dead)
+            await c.execute("DELETE FROM cluster_hosts WHERE host = ANY($1::text[]) AND seen <= $2",
+                            dead, now - self.dead_s)
+            await c.execute("DELETE FROM cluster_voids WHERE at < $1", now - _VOIDS_KEPT_S)
         if hands:
-            log.warning("hosts %s stopped: %d of their hands are void (no coin moved)", ", ".join(dead), len(hands))
+            log.warning("hosts %s stopped: %d of their hands are taken over here", ", ".join(dead), len(hands))
+            self.taken_over += await self.server.load_resumes(hands)
+            self.server.start_resuming()
+
+    async def note_void(self, hand_id: str, players: List[str]) -> None:
+        """A hand this process could not resume is void: every process tells its players
+        connected there (``_tell_voids``)."""
+        async with self._pool.acquire() as c:
+            await c.execute("INSERT INTO cluster_voids (hand_id, players, at) VALUES ($1, $2, $3) "
+                            "ON CONFLICT (hand_id) DO NOTHING", hand_id, json.dumps(players), time.time())
 
     async def _tell_voids(self) -> None:
-        """``void`` to the players connected here of hands a dead process left (once each:
+        """``void`` to the players connected here of hands a process could not resume (once each:
         their ``hand_players.notified`` is set, so no ``welcome`` reports them again)."""
         srv = self.server
         async with self._pool.acquire() as c:
@@ -362,11 +500,21 @@ def _log_failure(task: "asyncio.Task[Any]") -> None:
 
 
 async def run(cluster: Cluster, interval: float) -> None:
+    beat = asyncio.get_running_loop().create_task(cluster.beat(interval))
+    try:
+        await _every(interval, cluster.round, "round")
+    finally:
+        beat.cancel()
+
+
+async def _every(interval: float, step: Any, what: str) -> None:
+    """``await step()`` every ``interval`` seconds, for ever; a failure is logged and the next
+    one tries again."""
     while True:
         try:
-            await cluster.round()
+            await step()
         except asyncio.CancelledError:
             raise
-        except Exception:  # pragma: no cover - logged; the next round retries
-            log.exception("cluster round failed")
+        except Exception:  # pragma: no cover - logged; the next one retries
+            log.exception("cluster %s failed", what)
         await asyncio.sleep(interval)

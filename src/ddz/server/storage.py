@@ -11,15 +11,17 @@ An account is its name; what proves it is a token, of which only the SHA-256 is 
 Balances live in *ledgers*: ``coins`` (CLASSIC3 rooms and TWOP coin rooms), ``twop_score``
 (TWOP score rooms) and ``bengbu`` (BENGBU4 money). A balance changes only in
 ``finish_hand``, in one transaction with the hand's record, so a server that dies during a
-hand moves no coin for it: the hand stays ``live`` in the table until ``void_live_hands``
-marks it ``void`` at the next start, and its players are told once (``take_voids``). A
-server that stops as planned voids its hands itself (``void_hand``).
+hand moves no coin for it: the hand stays ``live`` with its start and its log
+(``start_hand``, ``append_actions``), and the next server (``adopt_live_hands``,
+``live_hands``) resumes it. A hand that cannot be resumed is void (``void_hand``), its
+players told once (``take_voids``).
 
 A server *claims* its database before it touches it (``claim``): a SQLite file is owned by
 one process at a time (an exclusive ``flock`` on ``FILE.lock`` beside it), a PostgreSQL
 database by one server alone or by the processes of one cluster (an advisory lock, exclusive
-or shared). A live hand is void only once its server is known to be gone: at the start of a
-server that holds the exclusive claim, or (cluster mode) when its process's heartbeats stop.
+or shared). A live hand is taken by another server only once its own is known to be gone: at
+the start of a server that holds the exclusive claim, or (cluster mode) when its process's
+heartbeats stop.
 What the system takes (CLASSIC3 rake) and pays in (TWOP's house, §2.2.8 / A21) is written to
 ``system_ledger``, so that for every ledger
 ``sum(balances) + sum(rake) - sum(house) == sum(grants)``.
@@ -39,15 +41,17 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
+from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Set, Tuple
 
 from .names import name_key
 
-__all__ = ["LEDGERS", "TOKEN_LIFETIME_S", "Storage", "StorageError", "HandRow", "open_storage"]
+__all__ = ["LEDGERS", "TOKEN_LIFETIME_S", "SCHEMA_VERSION", "Storage", "StorageError", "HandRow", "LiveHand",
+           "open_storage"]
 
 LEDGERS = ("coins", "twop_score", "bengbu")
 log = logging.getLogger("ddz.server")
 TOKEN_LIFETIME_S = 90 * 86400.0  # how long a token works when nobody says otherwise
+SQLITE_SYNC = ("full", "normal")  # the PRAGMA synchronous a SQLite database may run with
 MAX_TOKENS = 16  # an account's live tokens at most (each renewal adds one; the oldest go)
 
 try:  # POSIX; elsewhere a SQLite file is not locked (docs/server.md)
@@ -86,7 +90,16 @@ _SCHEMA = [
     # may have been read by a page's injected script, so it is wiped and never checked: its owner
     # gets a new token from the operator (``ddz serve --reset-token NAME``)
     "UPDATE accounts SET token_hash = '' WHERE token_hash <> ''",
+    # the schema's version (SCHEMA_VERSION), one row; a database without it is version 1
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    # a live hand's log: one row per event of its table after the start (docs/server.md,
+    # "Durable hands"); the rows of a hand go in the transaction that settles or voids it
+    """CREATE TABLE IF NOT EXISTS hand_actions (
+        hand_id TEXT NOT NULL, n INTEGER NOT NULL, op TEXT NOT NULL, PRIMARY KEY (hand_id, n))""",
+    "CREATE INDEX IF NOT EXISTS hands_live_host ON hands (host) WHERE status = 'live'",
 ]
+#: the schema this code writes. 1: before the hand log; 2: ``hands.start`` and ``hand_actions``
+SCHEMA_VERSION = 2
 # after the accounts table has its name_key column (a database made before it gets it first)
 _NAME_KEY_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS accounts_name_key ON accounts (name_key)"
 
@@ -106,6 +119,19 @@ class HandRow:
     record: Optional[str]
     result: Optional[Dict[str, Any]]
     settlement: Optional[Dict[str, Any]]
+
+
+@dataclass
+class LiveHand:
+    """A hand left ``live``, as stored: its row, its start (``start``: the JSON text
+    ``Table.start_record`` wrote, None for a hand begun before the log) and its log (``ops``:
+    (n, op text) in order of n)."""
+    id: str
+    room: str
+    players: List[str]
+    host: str
+    start: Optional[str]
+    ops: List[Tuple[int, str]]
 
 
 def _hash(token: str) -> str:
@@ -148,6 +174,32 @@ async def _migrate_names(tx: "_Tx") -> List[Tuple[str, str]]:
     return renames
 
 
+def _lost(rows: Sequence[Tuple[str, int, str]], own: Set[str], stored: Set[Tuple[str, int]]) -> List[str]:
+    """``append_actions``'s answer: the hands not ``own`` (live with the host), and those of
+    which a row was not ``stored`` (its ``n`` was there already)."""
+    return sorted({h for h, n, _ in rows if h not in own or (h, n) not in stored})
+
+
+async def _migrate_schema(tx: "_Tx", columns: Sequence[str]) -> int:
+    """Brings a database to ``SCHEMA_VERSION`` (the tables of ``_SCHEMA`` exist by now);
+    ``columns``: the columns ``hands`` has. Returns the version it had. A database written by
+    a newer ddz is refused (``StorageError``): this code would not know its rows."""
+    rows = await tx.fetch("SELECT value FROM meta WHERE key = 'schema_version'")
+    version = int(rows[0][0]) if rows else 1
+    if version > SCHEMA_VERSION:
+        raise StorageError(f"the database has schema version {version}, newer than this ddz's "
+                           f"{SCHEMA_VERSION}: run the ddz that wrote it")
+    if "start" not in columns:
+        await tx.execute("ALTER TABLE hands ADD COLUMN start TEXT")
+    if version < SCHEMA_VERSION:
+        if rows:
+            await tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", str(SCHEMA_VERSION))
+        else:
+            await tx.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", str(SCHEMA_VERSION))
+        log.info("database schema %d -> %d", version, SCHEMA_VERSION)
+    return version
+
+
 def _log_renames(renames: List[Tuple[str, str]]) -> None:
     for old, new in renames:
         log.warning("account %r renamed %r: a name may not hold NUL", old, new)
@@ -163,13 +215,26 @@ async def _rename(tx: "_Tx", old: str, new: str) -> None:
 
 
 class _Tx:
-    """One transaction: ``execute`` and ``fetch`` with ``?`` placeholders."""
+    """One transaction: ``execute`` and ``fetch`` with ``?`` placeholders. ``share``: what a
+    SELECT adds to hold the rows it read until the commit (PostgreSQL: ``FOR SHARE``; a SQLite
+    transaction holds the whole file already)."""
+
+    share = ""
 
     async def execute(self, sql: str, *args: Any) -> None:
         raise NotImplementedError
 
     async def fetch(self, sql: str, *args: Any) -> List[Sequence[Any]]:
         raise NotImplementedError
+
+    async def insert_actions(self, rows: Sequence[Tuple[str, int, str]]) -> Set[Tuple[str, int]]:
+        """Inserts log rows, skipping any whose (hand, n) is stored already; returns those stored."""
+        stored = set()
+        for h, n, op in rows:
+            if await self.fetch("INSERT INTO hand_actions (hand_id, n, op) VALUES (?, ?, ?) "
+                                "ON CONFLICT (hand_id, n) DO NOTHING RETURNING hand_id", h, n, op):
+                stored.add((h, n))
+        return stored
 
 
 class Storage:
@@ -190,6 +255,11 @@ class Storage:
 
     def tx(self) -> Any:  # an async context manager yielding a _Tx
         raise NotImplementedError
+
+    async def _read(self, sql: str, *args: Any) -> List[Sequence[Any]]:
+        """One SELECT, on its own."""
+        async with self.tx() as tx:
+            return await tx.fetch(sql, *args)
 
     # ---- accounts and their tokens ----
     async def create_account(self, name: str, grants: Dict[str, int],
@@ -236,8 +306,7 @@ class Storage:
     async def token_expiry(self, name: str, token: str) -> Optional[float]:
         """When ``token`` of ``name`` expires (Unix seconds; it may have passed), or None if it
         is not a token of that account (never was, revoked, or long expired)."""
-        async with self.tx() as tx:
-            rows = await tx.fetch("SELECT name, expires FROM tokens WHERE hash = ?", _hash(token))
+        rows = await self._read("SELECT name, expires FROM tokens WHERE hash = ?", _hash(token))
         if not rows or rows[0][0] != name:
             return None
         return float(rows[0][1])
@@ -249,8 +318,7 @@ class Storage:
 
     async def token_owner(self, token: str) -> Optional[str]:
         """The account of an unexpired ``token``, or None."""
-        async with self.tx() as tx:
-            rows = await tx.fetch("SELECT name FROM tokens WHERE hash = ? AND expires > ?", _hash(token), time.time())
+        rows = await self._read("SELECT name FROM tokens WHERE hash = ? AND expires > ?", _hash(token), time.time())
         return str(rows[0][0]) if rows else None
 
     async def issue_token(self, name: str, lifetime_s: float = TOKEN_LIFETIME_S,
@@ -284,27 +352,26 @@ class Storage:
         return len(rows)
 
     async def account_exists(self, name: str) -> bool:
-        async with self.tx() as tx:
-            return bool(await tx.fetch("SELECT 1 FROM accounts WHERE name = ?", name))
+        return bool(await self._read("SELECT 1 FROM accounts WHERE name = ?", name))
 
     async def balances(self, name: str) -> Dict[str, int]:
-        async with self.tx() as tx:
-            rows = await tx.fetch("SELECT ledger, amount FROM balances WHERE name = ?", name)
+        rows = await self._read("SELECT ledger, amount FROM balances WHERE name = ?", name)
         return {r[0]: int(r[1]) for r in rows}
 
     async def stats(self, name: str) -> Tuple[int, int]:
         """(won, completed) CLASSIC3 hands, for the matchmaker's win rate."""
-        async with self.tx() as tx:
-            rows = await tx.fetch("SELECT won, completed FROM stats WHERE name = ?", name)
+        rows = await self._read("SELECT won, completed FROM stats WHERE name = ?", name)
         return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
 
     # ---- hands ----
-    async def start_hand(self, hand_id: str, room: str, variant: str, players: Sequence[str], host: str) -> None:
-        """A hand begins: it is ``live`` until ``finish_hand`` (or void after a crash)."""
+    async def start_hand(self, hand_id: str, room: str, variant: str, players: Sequence[str], host: str,
+                         start: Optional[str] = None) -> None:
+        """A hand begins: it is ``live`` until ``finish_hand`` or ``void_hand``. ``start``: what
+        resumes it (``Table.start_record``: rules, seed, seats, stakes, seat tokens)."""
         async with self.tx() as tx:
-            await tx.execute("INSERT INTO hands (id, room, variant, players, status, host, started) "
-                             "VALUES (?, ?, ?, ?, 'live', ?, ?)",
-                             hand_id, room, variant, json.dumps(list(players)), host, time.time())
+            await tx.execute("INSERT INTO hands (id, room, variant, players, status, host, started, start) "
+                             "VALUES (?, ?, ?, ?, 'live', ?, ?, ?)",
+                             hand_id, room, variant, json.dumps(list(players)), host, time.time(), start)
             for seat, name in enumerate(players):
                 await tx.execute("INSERT INTO hand_players (hand_id, name, seat, notified) VALUES (?, ?, ?, 0)",
                                  hand_id, name, seat)
@@ -314,13 +381,14 @@ class Storage:
         """Stores the finished hand's record and result and applies its settlement, all in one
         transaction. ``won`` (CLASSIC3) updates the players' win/completed counts."""
         async with self.tx() as tx:
-            rows = await tx.fetch("SELECT status, players FROM hands WHERE id = ?", hand_id)
-            if not rows or rows[0][0] != "live":
+            # one statement decides: of two processes finishing one hand (a takeover) one settles
+            rows = await tx.fetch("UPDATE hands SET status = 'done', ended = ?, record = ?, result = ?, settlement = ? "
+                                  "WHERE id = ? AND status = 'live' RETURNING players", time.time(), record,
+                                  json.dumps(result, ensure_ascii=False), json.dumps(settlement), hand_id)
+            if not rows:
                 raise StorageError(f"hand {hand_id!r} is not live")
-            players = json.loads(rows[0][1])
-            await tx.execute("UPDATE hands SET status = 'done', ended = ?, record = ?, result = ?, settlement = ? "
-                             "WHERE id = ?", time.time(), record, json.dumps(result, ensure_ascii=False),
-                             json.dumps(settlement), hand_id)
+            players = json.loads(rows[0][0])
+            await tx.execute("DELETE FROM hand_actions WHERE hand_id = ?", hand_id)
             for name, change in zip(players, settlement["changes"]):
                 if change:
                     await tx.execute("UPDATE balances SET amount = amount + ? WHERE name = ? AND ledger = ?",
@@ -360,9 +428,68 @@ class Storage:
                 return False
             await tx.execute("UPDATE hands SET status = 'void', ended = ? WHERE id = ? AND status = 'live'",
                              time.time(), hand_id)
+            await tx.execute("DELETE FROM hand_actions WHERE hand_id = ?", hand_id)
             for name in told:
                 await tx.execute("UPDATE hand_players SET notified = 1 WHERE hand_id = ? AND name = ?", hand_id, name)
         return True
+
+    # ---- the hand log ----
+    async def append_actions(self, rows: Sequence[Tuple[str, int, str]], host: str) -> List[str]:
+        """Stores log rows (hand, n, op) in one transaction; returns the hands whose rows were
+        refused: not live with ``host`` any more (another process took them over) or an ``n``
+        already stored. A database failure raises: nothing of the batch is stored."""
+        if not rows:
+            return []
+        hands = sorted({r[0] for r in rows})
+        async with self.tx() as tx:
+            own = {r[0] for r in await tx.fetch(
+                "SELECT id FROM hands WHERE status = 'live' AND host = ? AND id IN (%s)%s"
+                % (",".join("?" * len(hands)), tx.share), host, *hands)}
+            stored = await tx.insert_actions([r for r in rows if r[0] in own])
+        return _lost(rows, own, stored)
+
+    async def adopt_live_hands(self, host: str, from_hosts: Optional[Sequence[str]] = None) -> List[str]:
+        """The live hands of ``from_hosts`` (None: of every host) become ``host``'s, to resume;
+        one statement, so of two processes adopting at once each hand goes to one. Returns
+        their ids."""
+        async with self.tx() as tx:
+            if from_hosts is None:
+                rows = await tx.fetch("UPDATE hands SET host = ? WHERE status = 'live' AND host <> ? RETURNING id",
+                                      host, host)
+            else:
+                if not from_hosts:
+                    return []
+                rows = await tx.fetch("UPDATE hands SET host = ? WHERE status = 'live' AND host IN (%s) RETURNING id"
+                                      % ",".join("?" * len(from_hosts)), host, *from_hosts)
+        return [r[0] for r in rows]
+
+    async def live_hands(self, host: str, ids: Optional[Sequence[str]] = None) -> List[LiveHand]:
+        """The live hands of ``host`` (or those of ``ids`` among them) with their start and log,
+        in the order they began: two queries, whatever their number."""
+        async with self.tx() as tx:
+            sql = "SELECT id, room, players, host, start FROM hands WHERE status = 'live' AND host = ?"
+            args: List[Any] = [host]
+            if ids is not None:
+                if not ids:
+                    return []
+                sql += " AND id IN (%s)" % ",".join("?" * len(ids))
+                args += list(ids)
+            rows = await tx.fetch(sql + " ORDER BY started", *args)
+            found = [r[0] for r in rows]
+            ops: Dict[str, List[Tuple[int, str]]] = {h: [] for h in found}
+            for i in range(0, len(found), 500):
+                part = found[i:i + 500]
+                for h, n, op in await tx.fetch("SELECT hand_id, n, op FROM hand_actions WHERE hand_id IN (%s) "
+                                               "ORDER BY hand_id, n" % ",".join("?" * len(part)), *part):
+                    ops[h].append((int(n), op))
+        out = []
+        for r in rows:
+            try:
+                players = [str(p) for p in json.loads(r[2])]
+            except (TypeError, ValueError):
+                players = []
+            out.append(LiveHand(r[0], r[1], players, r[3], r[4], ops[r[0]]))
+        return out
 
     async def take_voids(self, name: str) -> List[str]:
         """The void hands of ``name`` not yet reported to it (reported once)."""
@@ -375,9 +502,8 @@ class Storage:
         return [r[0] for r in rows]
 
     async def hand(self, hand_id: str) -> Optional[HandRow]:
-        async with self.tx() as tx:
-            rows = await tx.fetch("SELECT id, room, variant, players, status, host, record, result, settlement "
-                                  "FROM hands WHERE id = ?", hand_id)
+        rows = await self._read("SELECT id, room, variant, players, status, host, record, result, settlement "
+                                "FROM hands WHERE id = ?", hand_id)
         if not rows:
             return None
         r = rows[0]
@@ -385,8 +511,7 @@ class Storage:
                        json.loads(r[7]) if r[7] else None, json.loads(r[8]) if r[8] else None)
 
     async def hands(self, status: str = "done") -> List[str]:
-        async with self.tx() as tx:
-            rows = await tx.fetch("SELECT id FROM hands WHERE status = ? ORDER BY started", status)
+        rows = await self._read("SELECT id FROM hands WHERE status = ? ORDER BY started", status)
         return [r[0] for r in rows]
 
     async def totals(self, ledger: str) -> Dict[str, int]:
@@ -413,17 +538,36 @@ class _SqliteTx(_Tx):
     async def fetch(self, sql: str, *args: Any) -> List[Sequence[Any]]:
         return await self._s._call(lambda c: c.execute(sql, args).fetchall())
 
+    async def insert_actions(self, rows: Sequence[Tuple[str, int, str]]) -> Set[Tuple[str, int]]:
+        return set(await self._s._call(lambda c: _insert_actions(c, rows)))
+
+
+def _insert_actions(c: sqlite3.Connection, rows: Sequence[Tuple[str, int, str]]) -> Set[Tuple[str, int]]:
+    stored = set()
+    for h, n, op in rows:
+        if c.execute("INSERT INTO hand_actions (hand_id, n, op) VALUES (?, ?, ?) "
+                     "ON CONFLICT (hand_id, n) DO NOTHING", (h, n, op)).rowcount:
+            stored.add((h, n))
+    return stored
+
 
 class SqliteStorage(Storage):
     """SQLite through the standard ``sqlite3`` module, on one thread of its own (so the event
     loop never waits on the disk); transactions are serialised by an asyncio lock."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, synchronous: str = "full") -> None:
+        if synchronous not in SQLITE_SYNC:
+            raise StorageError(f"SQLite synchronous must be one of {', '.join(SQLITE_SYNC)}, not {synchronous!r}")
         self.url = f"sqlite:///{path}"
         self._path = path
+        self._sync = synchronous
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ddz-sqlite")
         self._lock = asyncio.Lock()
         self._conn: Optional[sqlite3.Connection] = None
+        # the hand log's own connection and thread: its batches wait for no queue of other
+        # transactions, only (in SQLite's busy handler, on that thread) for the one writing now
+        self._log_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ddz-sqlite-log")
+        self._log_conn: Optional[sqlite3.Connection] = None
         self._owner: Optional[int] = None  # the descriptor of FILE.lock while this process owns the file
 
     async def claim(self, shared: bool = False) -> None:
@@ -464,8 +608,12 @@ class SqliteStorage(Storage):
     async def open(self) -> None:
         def connect(_: Any) -> sqlite3.Connection:
             c = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+            c.execute("PRAGMA busy_timeout=30000")  # two connections write: the log's and the rest's
             c.execute("PRAGMA journal_mode=WAL")
-            c.execute("PRAGMA synchronous=NORMAL")
+            # FULL: each commit is on the disk before the server tells anyone of it (a power loss
+            # loses no acknowledged action); NORMAL: in the OS's cache (a process crash loses
+            # none, a power loss may lose the last ones). Measured in docs/server.md
+            c.execute(f"PRAGMA synchronous={self._sync.upper()}")
             for stmt in _SCHEMA:
                 c.execute(stmt)
             if "name_key" not in {row[1] for row in c.execute("PRAGMA table_info(accounts)")}:
@@ -477,14 +625,61 @@ class SqliteStorage(Storage):
         except sqlite3.Error as e:  # a directory that does not exist, a file that is not a database
             raise StorageError(f"cannot open the SQLite database {self._path}: {e}") from None
         async with self.tx() as tx:
+            await _migrate_schema(tx, [r[1] for r in await tx.fetch("PRAGMA table_info(hands)")])
             _log_renames(await _migrate_names(tx))
+        if self._path != ":memory:":  # (a second connection to :memory: would be another database)
+            def log_conn(_: Any) -> sqlite3.Connection:
+                c = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+                c.execute("PRAGMA busy_timeout=30000")
+                c.execute(f"PRAGMA synchronous={self._sync.upper()}")
+                return c
+            self._log_conn = await asyncio.get_running_loop().run_in_executor(self._log_pool, log_conn, None)
 
     async def close(self) -> None:
+        if self._log_conn is not None:
+            log_conn, self._log_conn = self._log_conn, None
+            await asyncio.get_running_loop().run_in_executor(self._log_pool, lambda: log_conn.close())
+        self._log_pool.shutdown(wait=True)
         if self._conn is not None:
             conn, self._conn = self._conn, None
             await asyncio.get_running_loop().run_in_executor(self._pool, lambda: conn.close())
         self._pool.shutdown(wait=True)
         self._release()
+
+    async def append_actions(self, rows: Sequence[Tuple[str, int, str]], host: str) -> List[str]:
+        """``Storage.append_actions`` in one hop to the database's thread (the transaction, the
+        check and the inserts): under load each hop waits for the event loop's turn, and the log
+        is on every action's path."""
+        if not rows:
+            return []
+
+        def write(c: sqlite3.Connection) -> List[str]:
+            hands = sorted({r[0] for r in rows})
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                own: Set[str] = set()
+                for i in range(0, len(hands), 500):
+                    part = hands[i:i + 500]
+                    own.update(r[0] for r in c.execute(
+                        "SELECT id FROM hands WHERE status = 'live' AND host = ? AND id IN (%s)"
+                        % ",".join("?" * len(part)), (host, *part)))
+                stored = _insert_actions(c, [r for r in rows if r[0] in own])
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+            return _lost(rows, own, stored)
+        if self._log_conn is None:  # :memory:
+            async with self._lock:
+                return list(await self._call(write))
+        log_conn = self._log_conn
+        return list(await asyncio.get_running_loop().run_in_executor(self._log_pool, write, log_conn))
+
+    async def _read(self, sql: str, *args: Any) -> List[Sequence[Any]]:
+        """One SELECT in one hop to the database's thread (no BEGIN, no COMMIT: a statement
+        on its own is a transaction), after any transaction under way."""
+        async with self._lock:
+            return list(await self._call(lambda c: c.execute(sql, args).fetchall()))
 
     @asynccontextmanager
     async def tx(self) -> AsyncIterator[_Tx]:
@@ -519,6 +714,15 @@ class _PgTx(_Tx):
 
     async def fetch(self, sql: str, *args: Any) -> List[Sequence[Any]]:
         return list(await self._c.fetch(_pg(sql), *args))
+
+    share = " FOR SHARE"  # a takeover's UPDATE of these rows waits for this transaction, or this sees it
+
+    async def insert_actions(self, rows: Sequence[Tuple[str, int, str]]) -> Set[Tuple[str, int]]:
+        got = await self._c.fetch(
+            "INSERT INTO hand_actions (hand_id, n, op) SELECT * FROM unnest($1::text[], $2::int[], $3::text[]) "
+            "ON CONFLICT (hand_id, n) DO NOTHING RETURNING hand_id, n",
+            [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+        return {(r[0], int(r[1])) for r in got}
 
 
 class PostgresStorage(Storage):
@@ -556,13 +760,13 @@ class PostgresStorage(Storage):
         except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
             raise StorageError(f"cannot open the PostgreSQL database {_safe_url(self.url)}: {_reason(e)}") from None
         async with self._pool.acquire() as c:
-            # two processes starting together must not race on CREATE TABLE
+            await schema_statements(c, [*_SCHEMA, "ALTER TABLE accounts ADD COLUMN IF NOT EXISTS name_key TEXT",
+                                        _NAME_KEY_INDEX])
             async with c.transaction():
                 await c.execute("SELECT pg_advisory_xact_lock(7214)")
-                for stmt in _SCHEMA:
-                    await c.execute(stmt)
-                await c.execute("ALTER TABLE accounts ADD COLUMN IF NOT EXISTS name_key TEXT")
-                await c.execute(_NAME_KEY_INDEX)
+                await _migrate_schema(_PgTx(c), [r[0] for r in await c.fetch(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = 'hands' "
+                    "AND table_schema = current_schema()")])
                 _log_renames(await _migrate_names(_PgTx(c)))
 
     async def close(self) -> None:
@@ -582,6 +786,34 @@ class PostgresStorage(Storage):
     def pool(self) -> Any:
         return self._pool
 
+    async def append_actions(self, rows: Sequence[Tuple[str, int, str]], host: str) -> List[str]:
+        """``Storage.append_actions`` in one statement (one round trip, its own transaction):
+        the hands still live with ``host`` are read ``FOR SHARE`` (a takeover's ``UPDATE`` of
+        them waits for this statement, or this one sees it), their rows inserted."""
+        if not rows:
+            return []
+        got = await self._pool.fetch(
+            "WITH own AS (SELECT id FROM hands WHERE id = ANY($1::text[]) AND status = 'live' AND host = $4 "
+            "FOR SHARE), ins AS (INSERT INTO hand_actions (hand_id, n, op) SELECT u.h, u.n, u.op FROM "
+            "unnest($1::text[], $2::int[], $3::text[]) AS u(h, n, op) WHERE u.h IN (SELECT id FROM own) "
+            "ON CONFLICT (hand_id, n) DO NOTHING RETURNING hand_id, n) "
+            "SELECT true, id, 0 FROM own UNION ALL SELECT false, hand_id, n FROM ins",
+            [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], host)
+        return _lost(rows, {r[1] for r in got if r[0]}, {(r[1], int(r[2])) for r in got if not r[0]})
+
+
+async def schema_statements(conn: Any, statements: Sequence[str]) -> None:
+    """Runs ``CREATE … IF NOT EXISTS`` statements under advisory lock 7214 (two processes
+    starting together do not race on them), each in a transaction of its own: a ``CREATE INDEX``
+    locks its table against writes until its transaction ends, and several held at once by a
+    process starting beside running ones deadlocked with their hands' transactions."""
+    await conn.execute("SELECT pg_advisory_lock(7214)")
+    try:
+        for stmt in statements:
+            await conn.execute(stmt)
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock(7214)")
+
 
 def _safe_url(url: str) -> str:
     """The URL without its password (it goes to the terminal and the log)."""
@@ -593,13 +825,14 @@ def _reason(e: BaseException) -> str:
     return text.splitlines()[0]
 
 
-def open_storage(url: str) -> Storage:
+def open_storage(url: str, sqlite_synchronous: str = "full") -> Storage:
     """A storage for ``url``: ``postgresql://…`` / ``postgres://…`` (PostgreSQL), ``sqlite:///path``
-    or a plain file path (SQLite, ``:memory:`` for a throwaway database). Call ``await open()``."""
+    or a plain file path (SQLite, ``:memory:`` for a throwaway database; ``sqlite_synchronous``:
+    ``"full"`` or ``"normal"``, its ``PRAGMA synchronous``). Call ``await open()``."""
     if url.startswith(("postgresql://", "postgres://")):
         return PostgresStorage(url)
     if url.startswith("sqlite:///"):
         url = url[len("sqlite:///"):]
     elif "://" in url:
         raise StorageError(f"unknown database URL scheme in {url[:60]!r}: use sqlite:///path or postgresql://…")
-    return SqliteStorage(url)
+    return SqliteStorage(url, sqlite_synchronous)

@@ -16,10 +16,11 @@ goes out when a receiver has nothing to build on: its first message, a ``resume`
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set, Tuple
 
 from ..hand.game import Game
 from .._core import IllegalAction
@@ -29,9 +30,10 @@ from ..search.bots import Bot
 from .protocol import ProtocolError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .app import Server, Session
+    from .app import Session
+    from .storage import LiveHand
 
-__all__ = ["Table", "room_rules", "ledger_of", "seat_view", "SINCE_WINDOW"]
+__all__ = ["Table", "ResumeError", "room_rules", "ledger_of", "seat_view", "SINCE_WINDOW", "START_VERSION"]
 
 log = logging.getLogger("ddz.server")
 
@@ -39,6 +41,15 @@ log = logging.getLogger("ddz.server")
 # carry most of the history anyway, so the reply is a snapshot.
 SINCE_WINDOW = 100
 _UNSENT = object()  # a field the receiver has not been sent
+START_VERSION = 1  # the version of the start record (Table.start_record)
+# the log's ops that change no game state: a seat's player gone (a bot plays it), back, and the
+# table resumed by a server after its predecessor stopped; with the game's actions, TIMEOUT and
+# ESCAPE, one op per event of the table, so that its ``seq`` is 1 + the log's length
+_MARKS = ("AWAY", "BACK", "RESUMED")
+
+
+class ResumeError(ValueError):
+    """A stored hand that cannot be resumed; the message says why, in one line."""
 
 
 # the fields of a seat's observation that are not the public view's (seat_view sets them)
@@ -126,11 +137,24 @@ def seat_view(game: Game, public: Dict[str, Any], seat: Optional[int]) -> Dict[s
 
 
 class Table:
-    """A live hand. Created by the server once players are matched; ends by ``_finish``."""
+    """A live hand. Created by the server once players are matched; ends by ``_finish``.
 
-    def __init__(self, server: "Server", table_id: str, room: Room, players: List[str], bot_seats: Set[int],
-                 coins_before: List[int], seed: Optional[int] = None) -> None:
-        self.server = server
+    It knows no server: ``config`` gives its times (``move_timeout_s``, ``bot_delay_s``,
+    ``grace_s``: a ``ServerConfig``), ``bot`` plays its bot seats and absent players' seats,
+    ``journal`` stores its log (``ddz.server.journal``; ``MemoryJournal`` for a table without
+    a database), ``store`` its result (``Storage.finish_hand``; None: not stored). It reports
+    what happens by events: ``on_end(table)`` once its hand has ended and its result is stored
+    (or could not be), ``on_lost(table)`` when another process took its hand over,
+    ``on_answered(seconds)`` when the update of a player's action went out."""
+
+    def __init__(self, table_id: str, room: Room, players: List[str], bot_seats: Set[int],
+                 coins_before: List[int], *, config: Any, bot: Bot, journal: Any, store: Any = None,
+                 seed: Optional[int] = None, tokens: Optional[List[str]] = None) -> None:
+        self.config = config
+        self.journal = journal
+        self.store = store
+        self.on_end: Optional[Callable[["Table"], None]] = None
+        self.on_lost: Optional[Callable[["Table"], None]] = None
         self.id = table_id
         self.room = room
         self.players = list(players)
@@ -138,7 +162,7 @@ class Table:
         self.rules = room_rules(room)
         self.game = Game(self.rules, seed)
         self.coins_before = list(coins_before)
-        self.tokens = [secrets.token_urlsafe(18) for _ in players]
+        self.tokens = list(tokens) if tokens is not None else [secrets.token_urlsafe(18) for _ in players]
         self.sessions: List[Optional["Session"]] = [None] * self.n
         self.spectators: Set["Session"] = set()
         self.robots = set(bot_seats)            # seats of server bot accounts (a bot from the start)
@@ -157,7 +181,21 @@ class Table:
         self._bot_timer: Optional[asyncio.TimerHandle] = None
         self._grace: Dict[int, asyncio.TimerHandle] = {}
         self._finishing: Optional["asyncio.Task[None]"] = None
-        self.bot: Bot = server.bot_for(room)     # the room's bot: RuleBot or NeuralBot (ServerConfig.bot)
+        # the hand log (docs/server.md, "Durable hands"): ops appended, ops stored; what the
+        # table would send waits while they differ (``_held``), and is sent once they agree
+        self.logged = 0
+        self.stored = 0
+        self._held = False
+        self._pushed_seq = 0                    # the event of the last push
+        self._caught_up: Optional["asyncio.Future[None]"] = None
+        self.frozen = False                     # its server is stopping: nothing more happens here
+        self.hold: Set[int] = set()             # seats kept for their players after a resume, no bot yet
+        self._extra = 0.0                       # seconds added to the next decision's clock (a resume)
+        # when the players' actions applied and not yet answered were read (perf_counter), and who
+        # hears how long their answers took (the server's metrics)
+        self._asked: List[float] = []
+        self.on_answered: Optional[Callable[[float], None]] = None
+        self.bot = bot                          # the room's bot: RuleBot or NeuralBot (ServerConfig.bot)
         self._bots: Dict[int, Bot] = {}
         for s in self.robots:
             self._bots[s] = self.bot
@@ -173,6 +211,147 @@ class Table:
     def info(self) -> Dict[str, Any]:
         return {"table": self.id, "room": self.room.name, "variant": self.room.variant, "players": self.players,
                 "phase": self.game.phase, "seq": self.seq}
+
+    # ---- the record of its start, and resuming from it ----
+    def start_record(self) -> str:
+        """What resumes the hand with its log: the room, the rules, the seed, the seats, the
+        stakes and the seat tokens (``storage.start_hand``)."""
+        return json.dumps({"v": START_VERSION, "room": self.room.name,
+                           "rules": {"variant": self.rules.variant, "options": dict(self.rules.options)},
+                           "seed": self.game.seed, "players": self.players, "bots": sorted(self.robots),
+                           "coins": self.coins_before, "tokens": self.tokens}, ensure_ascii=False)
+
+    @classmethod
+    def restore(cls, hand: "LiveHand", grace_s: float, rooms: Dict[str, Room],
+                make: Callable[[Room], Dict[str, Any]]) -> "Table":
+        """The table of a stored live hand, its log replayed on ``Game(rules, seed)``: every
+        human seat is kept for its player ``grace_s`` seconds, then played by the room's bot
+        until its player comes back (never an escape: its player did not leave, the server
+        did); the open decision's clock starts again with ``grace_s`` more. Raises
+        ``ResumeError`` (one line) for a hand it cannot resume. ``rooms``: the rooms served;
+        ``make(room)``: the keyword arguments of its table (``config``, ``bot``, …)."""
+        if hand.start is None:
+            raise ResumeError("nothing to resume it from: it began before hands were logged (an older ddz), "
+                              "or on a server without the hand log")
+        try:
+            st = json.loads(hand.start)
+            if not isinstance(st, dict) or st.get("v") != START_VERSION:
+                raise ResumeError(f"its start record is not of version {START_VERSION}")
+            room = rooms.get(st["room"])
+            if room is None:
+                raise ResumeError(f"its room {str(st['room'])[:40]!r} is not served here")
+            rules = room_rules(room)
+            if st["rules"] != {"variant": rules.variant, "options": dict(rules.options)}:
+                raise ResumeError(f"its rules are not those of room {room.name!r} now")
+            players, bots, coins, tokens, seed = st["players"], set(st["bots"]), st["coins"], st["tokens"], st["seed"]
+            n = room.players
+            if (players != hand.players or len(players) != n or len(coins) != n or len(tokens) != n
+                    or not bots <= set(range(n)) or not isinstance(seed, int)
+                    or not all(isinstance(x, str) for x in tokens) or not all(type(c) is int for c in coins)):
+                raise ResumeError("its start record does not fit its room or its seats")
+        except ResumeError:
+            raise
+        except (ValueError, TypeError, KeyError) as e:
+            raise ResumeError(f"its start record is broken ({type(e).__name__}: {str(e)[:80]})") from None
+        t = cls(hand.id, room, players, bots, coins, seed=seed, tokens=tokens, **make(room))
+        g = t.game
+        for i, (n_, text) in enumerate(hand.ops, 1):
+            if n_ != i:
+                raise ResumeError(f"its log lacks event {i} (the next stored is {n_})")
+            try:
+                seat, op = json.loads(text)
+                if seat is not None and (type(seat) is not int or not 0 <= seat < t.n) or not isinstance(op, str):
+                    raise ValueError("not [seat, op]")
+                if op in _MARKS:
+                    continue
+                if op == "TIMEOUT":
+                    if g.is_over or g.current_seat != seat:
+                        raise ValueError(f"seat {seat} has no decision to time out")
+                    g.timeout()
+                elif op == "ESCAPE":
+                    if seat is None:
+                        raise ValueError("an escape without its seat")
+                    g.escape(seat)
+                    t.escaped.add(seat)
+                else:
+                    g.apply(op, seat=seat)
+            except (ValueError, TypeError, IllegalAction) as e:
+                raise ResumeError(f"its event {i} ({text[:40]}) does not replay: {str(e)[:80]}") from None
+        t.logged = t.stored = len(hand.ops)
+        t.seq = t._pushed_seq = 1 + len(hand.ops)
+        for seat in range(t.n):
+            if seat not in t.robots and seat not in t.escaped:
+                t.absent.add(seat)
+                t.hold.add(seat)
+        t._extra = grace_s
+        return t
+
+    def resumed(self, grace_s: float) -> None:
+        """Its players' seats are kept ``grace_s`` seconds (``restore``), then a bot plays them."""
+        loop = asyncio.get_running_loop()
+        for seat in self.hold:
+            self._grace[seat] = loop.call_later(grace_s, self._release, seat)
+        self._log(None, "RESUMED")
+        self._moved()
+        self._event()
+
+    def _release(self, seat: int) -> None:
+        """A seat kept after a resume, its player not back: the room's bot plays it from now on."""
+        self._grace.pop(seat, None)
+        if seat not in self.hold or self.frozen or self.ended or self.game.is_over:
+            return
+        self.hold.discard(seat)
+        self.go_absent(seat, escape=False)
+        self._log(seat, "AWAY")
+        self._event()
+
+    # ---- the log ----
+    def _log(self, seat: Optional[int], op: str) -> None:
+        """Appends the event's op to the hand's log (``Journal``): what the event changed is
+        sent once it is stored."""
+        self.logged += 1
+        self.journal.append(self.id, self.logged, json.dumps([seat, op]), self._on_stored, self.lost)
+
+    def _on_stored(self, n: int) -> None:
+        self.stored = max(self.stored, n)
+        if self.stored < self.logged:
+            return
+        if self._held:
+            self._held = False
+            if not self.ended:
+                self._push()
+        if self._caught_up is not None and not self._caught_up.done():
+            self._caught_up.set_result(None)
+
+    async def durable(self) -> None:
+        """Returns once every event of the table is stored."""
+        if self.stored >= self.logged:
+            return
+        if self._caught_up is None or self._caught_up.done():
+            self._caught_up = asyncio.get_running_loop().create_future()
+        await self._caught_up
+
+    def lost(self) -> None:
+        """Its rows were refused: the hand is another process's now (a takeover). It stops
+        here without a result; the server tells its players where it went."""
+        if self.ended:
+            return
+        log.warning("table %s: its hand was taken over by another process; it stops here", self.id)
+        self.freeze()
+        self.ended = True
+        if self._caught_up is not None and not self._caught_up.done():
+            self._caught_up.set_result(None)
+        if self.on_lost is not None:
+            self.on_lost(self)
+
+    def freeze(self) -> None:
+        """Nothing more happens at this table in this process (its server stops, or another
+        process took the hand): its timers stop; its stored log is where the hand resumes."""
+        self.frozen = True
+        self._cancel_timers()
+        for h in self._grace.values():
+            h.cancel()
+        self._grace.clear()
 
     # ---- starting ----
     def start(self) -> None:
@@ -252,8 +431,9 @@ class Table:
         the view as of event ``since`` if the table still knows it (the next message is a
         delta from there with every field), else nothing (the next message is a snapshot)."""
         self._sent.pop((sess, seat), None)
-        if since is not None and 0 < since <= self.seq and self.seq - since < len(self._hist_at):
-            self._sent[(sess, seat)] = _Sent(self._hist_at[since - self.seq - 1], {}, None, -1)
+        top = self._pushed_seq  # the newest event anyone was told of
+        if since is not None and 0 < since <= top and top - since < len(self._hist_at):
+            self._sent[(sess, seat)] = _Sent(self._hist_at[since - top - 1], {}, None, -1)
 
     def forget(self, sess: "Session", seat: Optional[int]) -> None:
         """``sess`` no longer receives ``seat``'s view (None: stops watching)."""
@@ -265,15 +445,17 @@ class Table:
         """A spectator starts: a snapshot of the public view now, updates after every event."""
         self.spectators.add(sess)
         self.rebase(sess, None, None)
-        sess.send(self.update_msg(sess, None))
+        if not self._held:  # else the push that follows the log's write brings it
+            sess.send(self.update_msg(sess, None))
 
     def _push(self) -> None:
         extras = self._extras()  # the same for every seat of this event
         now = time.time()
         pub = self.game.observation(None)
-        self._hist_at.append(len(pub["history"]))
+        # one entry per event since the last push (events pushed together were told of at once)
+        self._hist_at.extend([len(pub["history"])] * min(self.seq - self._pushed_seq, SINCE_WINDOW))
         if len(self._hist_at) > SINCE_WINDOW:
-            del self._hist_at[0]
+            del self._hist_at[:len(self._hist_at) - SINCE_WINDOW]
         prev = self._pub
         changed = {}  # the public fields this event changed
         for k, v in pub.items():
@@ -286,7 +468,8 @@ class Table:
                 pub[k] = prev[k]
             else:
                 changed[k] = v
-        last = self.seq - 1
+        last = self._pushed_seq
+        self._pushed_seq = self.seq
         for s, sess in enumerate(self.sessions):
             if sess is not None:
                 sent = self._sent.get((sess, s))
@@ -302,6 +485,11 @@ class Table:
                 sess.send(self.update_msg(sess, None, extras, pub, now))
         del pub["history"]  # sent; kept without it (the next event compares the other fields)
         self._pub = pub
+        if self._asked and self.on_answered is not None:
+            done = time.perf_counter()
+            for t0 in self._asked:
+                self.on_answered(done - t0)
+            self._asked.clear()
 
     # ---- the flow of the hand ----
     def _moved(self) -> None:
@@ -320,7 +508,7 @@ class Table:
         g = self.game
         if g.is_over:
             self.deadline = self._due = None
-            self._push()
+            self._publish()
             if self._finishing is None:
                 self._finishing = asyncio.get_running_loop().create_task(self._finish())
             return
@@ -328,16 +516,24 @@ class Table:
         loop = asyncio.get_running_loop()
         if seat in g.bot_seats:
             self.deadline = self._due = None
-            self._bot_timer = loop.call_later(self.server.config.bot_delay_s, self._bot_move, self.seq)
+            self._bot_timer = loop.call_later(self.config.bot_delay_s, self._bot_move, self.seq)
         else:
-            timeout = self.server.config.move_timeout_s or g.move_timeout_s
+            timeout = (self.config.move_timeout_s or g.move_timeout_s) + self._extra
+            self._extra = 0.0
             self.deadline = time.time() + timeout
             self._due = loop.time() + timeout
             if self._timer is None or self._timer.when() > self._due:
                 if self._timer is not None:
                     self._timer.cancel()
                 self._timer = loop.call_at(self._due, self._on_clock)
-        self._push()
+        self._publish()
+
+    def _publish(self) -> None:
+        """The event's messages: now if the log holds every event, else once it does."""
+        if self.stored < self.logged:
+            self._held = True
+        else:
+            self._push()
 
     def _cancel_timers(self) -> None:
         for t in (self._timer, self._bot_timer):
@@ -360,7 +556,13 @@ class Table:
         if due - loop.time() > 1e-3:
             self._timer = loop.call_at(due, self._on_clock)
             return
-        self.game.timeout()  # §3.6: TIMEOUT(seat) and the default action
+        self.time_out()
+
+    def time_out(self) -> None:
+        """The seat to act ran out of time: §3.6's ``TIMEOUT(seat)`` and its default action."""
+        seat = self.game.current_seat
+        self.game.timeout()
+        self._log(seat, "TIMEOUT")
         self._moved()
         self._event()
 
@@ -373,7 +575,9 @@ class Table:
             return
         assert seat is not None
         bot = self._bots.get(seat) or self.bot
-        g.apply(bot.act(g, seat), seat=seat)
+        action = bot.act(g, seat)
+        g.apply(action, seat=seat)
+        self._log(seat, action)
         self._moved()
         self._event()
 
@@ -383,9 +587,10 @@ class Table:
         event of the view the action answers; an action that answers a decision closed since
         (the clock's default, or a bot, answered it first) is refused with ``STALE`` instead of
         being judged against a decision its player never saw."""
+        t0 = time.perf_counter()
         if seq is not None and seq > self.seq:
             raise ProtocolError("bad_field", f"act: seq {seq} is ahead of the table (its latest event is {self.seq})")
-        if self.ended or self.game.is_over:
+        if self.ended or self.game.is_over or self.frozen:
             return {"type": "illegal", "table": self.id, "code": "HAND_OVER", "message": "the hand is over",
                     "action": action}
         if seat in self.escaped:
@@ -401,6 +606,9 @@ class Table:
             code = err.code.name if err.code is not None else "ILLEGAL"
             return {"type": "illegal", "table": self.id, "code": code, "message": str(err),
                     "action": action}
+        if self.on_answered is not None:
+            self._asked.append(t0)
+        self._log(seat, action)
         self._moved()
         self._event()
         return None
@@ -411,7 +619,7 @@ class Table:
         the seat's view (a delta from ``since`` if the table knows that event, else a
         snapshot), and the result if the hand is over. A hand that has ended is only shown."""
         self.rebase(sess, seat, since)
-        if self.ended:
+        if self.ended and self.result_msg is not None:
             sess.send(self.update_msg(sess, seat))
             assert self.result_msg is not None
             sess.send(self.result_msg)
@@ -423,15 +631,19 @@ class Table:
             self.forget(old, seat)
         self.sessions[seat] = sess
         sess.seats[self.id] = seat
-        if seat in self.absent:
+        if seat in self.absent and not self.frozen:
             self.absent.discard(seat)
+            self.hold.discard(seat)
             h = self._grace.pop(seat, None)
             if h is not None:
                 h.cancel()
             if not self.game.is_over and seat not in self.escaped:
                 self.game.clear_bot(seat)
+                self._log(seat, "BACK")
                 self._event()
                 return
+        if self._held:  # the push that follows the log's write brings its view
+            return
         sess.send(self.update_msg(sess, seat))
         if self.result_msg is not None:
             sess.send(self.result_msg)
@@ -443,54 +655,45 @@ class Table:
             return
         self.sessions[seat] = None
         self.forget(sess, seat)
-        if self.ended or self.game.is_over or seat in self.escaped or seat in self.robots:
+        if self.ended or self.frozen or self.game.is_over or seat in self.escaped or seat in self.robots:
+            return
+        if seat in self.hold:  # kept after a resume: its release comes as planned
             return
         self.go_absent(seat)
+        self._log(seat, "AWAY")
         self._event()
 
-    def go_absent(self, seat: int) -> None:
-        """A bot plays the seat from now on; its player has ``grace_s`` to come back."""
+    def go_absent(self, seat: int, escape: bool = True) -> None:
+        """A bot plays the seat from now on; its player has ``grace_s`` to come back (without
+        ``escape``: for as long as the hand lasts, the seat's absence being no fault of its player)."""
         self.absent.add(seat)
         self._bots[seat] = self.bot
         self.game.set_bot(seat, self.bot)
-        loop = asyncio.get_running_loop()
-        self._grace[seat] = loop.call_later(self.server.config.grace_s, self.escape, seat)
+        if escape:
+            loop = asyncio.get_running_loop()
+            self._grace[seat] = loop.call_later(self.config.grace_s, self.escape, seat)
 
     def escape(self, seat: int) -> None:
         """The seat leaves the hand for good: ``Game.escape`` (TWOP / BENGBU4 end with the
         escape settlement; CLASSIC3 a bot plays on, §3.6)."""
         self._grace.pop(seat, None)
-        if self.ended or self.game.is_over or seat in self.escaped:
+        if self.ended or self.frozen or self.game.is_over or seat in self.escaped:
             return
         self.escaped.add(seat)
         self.absent.discard(seat)
+        self.hold.discard(seat)
         self.game.escape(seat)
+        self._log(seat, "ESCAPE")
         self._event()
 
     # ---- the end ----
-    async def void(self, message: str) -> None:
-        """The hand ends without a result (its server stops, or its cluster gave it up): it is
-        void in the storage (no coin moves) and its seats and spectators are sent ``void``."""
-        self._cancel_timers()
-        for h in self._grace.values():
-            h.cancel()
-        self._grace.clear()
-        self.ended = True
-        self.deadline = None
-        self.result_msg = {"type": "void", "table": self.id, "message": message}
-        told = [self.players[s] for s, sess in enumerate(self.sessions) if sess is not None]
-        for sess in [x for x in self.sessions if x is not None] + list(self.spectators):
-            sess.send(self.result_msg)
-        try:
-            await self.server.storage.void_hand(self.id, told)
-        except Exception:  # the hand stays live: the next start (or the cluster) voids it
-            log.exception("table %s: storing the void hand failed", self.id)
-        self.server.table_done(self)
-
     async def _finish(self) -> None:
         g = self.game
         result = g.result
         assert result is not None
+        await self.durable()  # the last event stored (and told) before the result
+        if self.frozen:  # its server stops, or the hand went to another process: it resumes there
+            return
         for h in self._grace.values():
             h.cancel()
         self._grace.clear()
@@ -499,8 +702,9 @@ class Table:
         if self.room.variant == "classic" and result.kind == "normal":
             won = [x > 0 for x in result.scores]
         try:
-            await self.server.storage.finish_hand(self.id, ledger_of(self.room), g.to_json(), result.to_dict(),
-                                                  s.to_dict(), won)
+            if self.store is not None:
+                await self.store.finish_hand(self.id, ledger_of(self.room), g.to_json(), result.to_dict(),
+                                             s.to_dict(), won)
         except Exception:  # the hand stays live and becomes void: no coin moved
             log.exception("table %s: storing the finished hand failed", self.id)
             self.result_msg = {"type": "void", "table": self.id, "message": "the hand could not be stored; it is void"}
@@ -514,4 +718,5 @@ class Table:
                 sess.send(self.result_msg)
         for sess in list(self.spectators):
             sess.send(self.result_msg)
-        self.server.table_done(self)
+        if self.on_end is not None:
+            self.on_end(self)
