@@ -129,47 +129,17 @@ py::list layout_list(const CompactLayout& L) {
 
 }  // namespace
 
-/// Writes `seat`'s compact row of a Game: the play state's record (or, before the play, the
-/// hands' words), then the Game blocks of `st` and the seat to act (game_row.hpp).
-void game_row(const GameStatic& st, const PlayStateObj* P, const Counts* hands, int to_act, int seat, int8_t* row) {
-  const Rules& r = st.rules->r;
-  const CompactLayout& L = st.L;
-  const int n = r.players();
-  if (seat < 0 || seat >= n) throw ArgumentError("no seat " + std::to_string(seat));
-  CompactView v;
-  v.seat = seat;
-  v.shown = uint8_t(st.shown & ~(1u << seat));
-  v.kitty = st.kitty;
-  v.kitty_known = st.kitty != 0;
-  if (!P) {
-    static const Counts kNoHands[4] = {0, 0, 0, 0};
-    encode_compact_deal(r, L, hands ? hands : kNoHands, -1, -1, v, row);
-  } else {
-    // The record the encoder reads, from the log (newest first): what each seat played,
-    // and the last kHistory actions (a logged move is encoded as track_apply records it).
-    Tracked t;
-    t.s = P->s;
-    for (const LogNode* e = P->log.get(); e; e = e->prev.get()) {
-      const int a = e->before.actions;
-      if (a + kHistory >= P->s.actions) t.recent[a % kHistory] = e->move;
-      if (e->move != kPass) t.played[e->seat] += enc_cards(e->move);
-    }
-    encode_compact(r, L, t, v, row);
+Tracked tracked_of(const PlayStateObj& P) {
+  // The record the encoder reads, from the log (newest first): what each seat played, and the
+  // last kHistory actions (a logged move is encoded as track_apply records it).
+  Tracked t;
+  t.s = P.s;
+  for (const LogNode* e = P.log.get(); e; e = e->prev.get()) {
+    const int a = e->before.actions;
+    if (a + kHistory >= P.s.actions) t.recent[a % kHistory] = e->move;
+    if (e->move != kPass) t.played[e->seat] += enc_cards(e->move);
   }
-  auto rel = [&](int s) { return (s - seat + n) % n; };
-  std::memset(row + L.offset[CB_TO_ACT], 0, size_t(L.width[CB_TO_ACT]));
-  if (to_act >= 0 && to_act < n) row[L.offset[CB_TO_ACT] + rel(to_act)] = 1;
-  if (st.landlord >= 0 && st.landlord < n) {
-    std::memset(row + L.offset[CB_LANDLORD], 0, size_t(L.width[CB_LANDLORD]));
-    row[L.offset[CB_LANDLORD] + rel(st.landlord)] = 1;
-  }
-  for (size_t k = 0; k < st.factors.size(); ++k) row[L.offset[CB_FACTORS] + int(k)] = st.factors[k];
-  const int width = st.decisions + n;
-  for (size_t i = 0; i < st.auction.size() / 2; ++i) {
-    const int s = st.auction[2 * i], tok = st.auction[2 * i + 1];
-    row[L.offset[CB_AUCTION] + width * int(i) + tok] = 1;
-    row[L.offset[CB_AUCTION] + width * int(i) + st.decisions + rel(s)] = 1;
-  }
+  return t;
 }
 
 void legal_mask(RulesObj& R, const PlayStateObj* P, const uint8_t* decisions, int k, int8_t* m) {

@@ -546,38 +546,16 @@ const PlayState* play_of(const HandObj& G) { return G.h.in_play ? &G.ps.s : null
 
 // ---- the compact observation (game_row.hpp; docs/encodings.md) -------------------------
 
-/// The blocks of a Game's rows that only the whole hand knows: the landlord, the face-up seats,
-/// the kitty once revealed, the factors' codes (the core's, as the vector env's) and the last
-/// decisions of this deal.
-GameStatic static_of(const HandObj& G) {
-  const Rules& r = G.rules->r;
-  const HandState& h = G.h;
-  GameStatic st;
-  st.rules = G.rules;
-  st.decisions = kDecisionCount[G.variant()];
-  st.L = compact_layout(r, st.decisions);
-  st.landlord = h.landlord == kNone ? -1 : h.landlord;
-  st.shown = h.shown;
-  st.kitty = h.kitty_revealed ? counts_of_ids(G.ph.kitty) : 0;
-  st.factors.assign(kFactorSlots, 0);
-  hand_factor_codes(r, G.setup->o, h, h.in_play ? &G.ps.s : nullptr, st.factors.data());
-  const int first = h.ndec > kAuctionSteps ? h.ndec - kAuctionSteps : 0;
-  for (int a = first; a < h.ndec; ++a) {
-    const int k = a % kAuctionSteps;
-    st.auction.push_back(h.dec_seat[k]);
-    st.auction.push_back(h.dec_tok[k]);
-  }
-  return st;
-}
-
-/// `seat`'s compact row of the hand now (ddz.encode.compact of a Game).
+/// `seat`'s compact row of the hand now (ddz.encode.compact of a Game): the core's writer of every
+/// row (hand_encode), given the Game's own play.
 void hand_row(const HandObj& G, int seat, int8_t* row) {
-  const HandState& h = G.h;
-  Counts hands[4] = {0, 0, 0, 0};
-  if (!h.in_play && h.dealt)
-    for (int p = 0; p < G.ph.n; ++p) hands[p] = counts_of_ids(G.ph.held[p]);
-  const int to_act = h.phase == HP_OVER ? -1 : h.phase == HP_PLAY ? int(G.ps.s.seat) : int(h.seat);
-  game_row(static_of(G), h.in_play ? &G.ps : nullptr, hands, to_act, seat, row);
+  const CompactLayout L = compact_layout(G.rules->r, kDecisionCount[G.variant()]);
+  if (G.h.in_play) {
+    const Tracked t = tracked_of(G.ps);
+    hand_encode(G.rules->r, G.setup->o, L, G.h, &t, seat, row);
+  } else {
+    hand_encode(G.rules->r, G.setup->o, L, G.h, nullptr, seat, row);
+  }
 }
 
 // ---- snapshots (csrc/ddz/snapshot.hpp; docs/records.md) ----------------------------------

@@ -635,27 +635,32 @@ void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h,
 
 void hand_encode(const Rules& r, const HandOptions& o, const CompactLayout& L, const HandState& h, int seat,
                  int8_t* out) {
+  hand_encode(r, o, L, h, h.in_play ? &h.t : nullptr, seat, out);
+}
+
+void hand_encode(const Rules& r, const HandOptions& o, const CompactLayout& L, const HandState& h, const Tracked* play,
+                 int seat, int8_t* out) {
   const int n = r.players();
   CompactView v;
   v.seat = seat;
   v.shown = uint8_t(h.shown & ~(1u << seat));
   v.kitty = h.kitty_revealed ? h.kitty : 0;
   v.kitty_known = h.kitty_revealed;
-  if (h.in_play) {
-    encode_compact(r, L, h.t, v, out);
+  if (play) {
+    encode_compact(r, L, *play, v, out);
   } else {
     static const Counts kNoHands[4] = {0, 0, 0, 0};
     encode_compact_deal(r, L, h.dealt ? h.hands : kNoHands, -1, -1, v, out);
   }
   auto rel = [&](int s) { return (s - seat + n) % n; };
   std::memset(out + L.offset[CB_TO_ACT], 0, size_t(L.width[CB_TO_ACT]));
-  const int to_act = h.to_act();
+  const int to_act = h.phase == HP_OVER ? -1 : h.phase == HP_PLAY && play ? int(play->s.seat) : int(h.seat);
   if (to_act >= 0) out[L.offset[CB_TO_ACT] + rel(to_act)] = 1;
   if (h.landlord != kNone) {
     std::memset(out + L.offset[CB_LANDLORD], 0, size_t(L.width[CB_LANDLORD]));
     out[L.offset[CB_LANDLORD] + rel(h.landlord)] = 1;
   }
-  hand_factor_codes(r, o, h, h.in_play ? &h.t.s : nullptr, out + L.offset[CB_FACTORS]);
+  hand_factor_codes(r, o, h, play ? &play->s : nullptr, out + L.offset[CB_FACTORS]);
   const int width = kDecisionCount[r.variant] + n;
   const int first = h.ndec > kAuctionSteps ? h.ndec - kAuctionSteps : 0;
   for (int a = first, row = 0; a < h.ndec; ++a, ++row) {

@@ -233,9 +233,13 @@ int play_doubling(const Rules& r, const HandOptions& o, int bombs, int rockets);
 void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h, const PlayState* s,
                        int8_t* out /* kFactorSlots */);
 
-/// The compact row of `seat`'s view, equal to ddz.encode.compact(game, seat).
+/// The compact row of `seat`'s view (docs/encodings.md) of the vector env's hand, whose play is h.t.
 void hand_encode(const Rules& r, const HandOptions& o, const CompactLayout& L, const HandState& h, int seat,
                  int8_t* out);
+/// The same with the play's record given (`play`: ddz.Game's own play, nullptr before the play
+/// phase): one writer of every compact row, the vector env's and a Game's.
+void hand_encode(const Rules& r, const HandOptions& o, const CompactLayout& L, const HandState& h, const Tracked* play,
+                 int seat, int8_t* out);
 
 /// The hand's seed in a vectorized environment: table game `game` of the series `seed` replays
 /// ddz.Game(rules, hand_seed(seed, game)).
