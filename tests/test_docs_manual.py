@@ -81,3 +81,19 @@ def test_the_readme_tells_a_newcomer_what_to_expect():
     quick = text[start:text.index("\n## ", start + 5)]
     assert ">>> import ddz.envs" in quick and 'gymnasium.make("ddz/Classic-v0", illegal_action="penalize")' in quick
     assert ">>> check_env(" in quick
+
+
+def test_every_serve_option_is_in_the_servers_table():
+    """docs/server.md's table of options names every option of ``ddz serve`` (and no other)."""
+    import argparse
+
+    from ddz.server.cli import add_parser
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    serve = next(a for a in parser._subparsers._group_actions).choices["serve"]  # noqa: SLF001
+    options = {s for a in serve._actions for s in a.option_strings if s.startswith("--") and s != "--help"}
+    text = (ROOT / "docs" / "server.md").read_text(encoding="utf-8")
+    table = text[text.index("| option | default | what |"):text.index("\nEvery option's help")]
+    named = set(re.findall(r"`(--[a-z-]+)", "\n".join(line.split("|")[1] for line in table.splitlines()[2:])))
+    assert options - named == set(), "options of ddz serve missing from docs/server.md"
+    assert named - options == set(), "docs/server.md names options ddz serve does not have"

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "../ddz/hand.hpp"
+#include "../ddz/rule_policy.hpp"
 #include "../ddz/snapshot.hpp"
 #include "arrays.hpp"
 #include "common.hpp"
@@ -799,6 +800,30 @@ void register_game(py::module_& m) {
       }, py::arg("rules"), py::arg("options"), py::arg("bombs"), py::arg("rockets"), py::arg("spring"),
       "The play's part of the multiplier: 2 per doubling bomb-class play (bombs counts them, the rockets among them), "
       "x2 for a spring or anti-spring; 1 in BENGBU4.");
+  m.def("_rule_choose", [](RulesArg rules, const std::string& phase, IntArg hand_h, py::handle legal_h, double call_at,
+                           double double_at) -> py::object {
+        RulesPtr rp = rules_arg(rules);
+        const int v = rp->r.variant;
+        int p = 0;
+        while (p < HP_PLAY && phase != kHandPhaseNames[p]) ++p;
+        if (p >= HP_PLAY) throw ArgumentError("no decision is made in phase " + phase);
+        std::vector<uint8_t> toks;
+        for_each_item(legal_h, "legal", [&](py::handle t, size_t) {
+          const std::string name = text_arg(t, "a decision token");
+          int k = 0;
+          while (k < kDecisionCount[v] && name != kDecisionNames[v][k]) ++k;
+          if (k == kDecisionCount[v] || toks.size() >= 8) throw ArgumentError("not a decision of the variant: " + shown(name));
+          toks.push_back(uint8_t(k));
+        });
+        if (toks.empty()) throw ArgumentError("no decision is offered");
+        const Counts hand = Counts(u64_arg(hand_h, "hand"));
+        const int k = rule_choose(rp->r, p, hand, toks.data(), int(toks.size()), call_at, double_at);
+        return py::reinterpret_borrow<py::object>(g_token_names[v][toks[size_t(k)]]);
+      }, py::arg("rules"), py::arg("phase"), py::arg("hand"), py::arg("legal"), py::arg("call_at"),
+      py::arg("double_at"), "RuleBot's decision (the core's rule policy) among the decision tokens `legal`.");
+  m.def("_rule_hand_strength", [](IntArg hand_h, IntArg decks_h) {
+        return rule_hand_strength(Counts(u64_arg(hand_h, "hand")), int(int_arg(decks_h, "decks", 1, 2)));
+      }, py::arg("hand"), py::arg("decks"), "RuleBot's strength of a hand (a rank word) for its bids.");
   m.def("_kitty_factor", [](IntArg word_h, bool combine_max) {
         return kitty_factor_of(Counts(u64_arg(word_h, "word")), combine_max);
       }, py::arg("word"), py::arg("combine_max"), "CLASSIC3's kitty factor of three kitty cards (a rank word).");

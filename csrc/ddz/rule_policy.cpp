@@ -37,19 +37,23 @@ int pick(const uint8_t* toks, int n, int yes, int no, bool flag) {
 int rule_decision(const Rules& r, const HandState& h, const uint8_t* toks, int n) {
   const int seat = h.seat;
   const Counts hand = !h.dealt ? 0 : h.in_play ? h.t.s.hand[seat] : h.hands[seat];
+  return rule_choose(r, h.phase, hand, toks, n);
+}
+
+int rule_choose(const Rules& r, int phase, Counts hand, const uint8_t* toks, int n, double call_at, double double_at) {
   const double strength = rule_hand_strength(hand, r.two_decks ? 2 : 1);
-  const bool want = strength >= kRuleCallAt, strong = strength >= kRuleDoubleAt;
-  const bool very = strength >= kRuleDoubleAt + 4;
+  const bool want = strength >= call_at, strong = strength >= double_at;
+  const bool very = strength >= double_at + 4;
   switch (r.variant) {
     case 0:
-      switch (h.phase) {
+      switch (phase) {
         case HP_CALL: return pick(toks, n, C_CALL, C_NO_CALL, want);
         case HP_ROB: case HP_FINAL_ROB: return pick(toks, n, C_ROB, C_NO_ROB, strong);
         case HP_SHOW: return pick(toks, n, C_SHOW, C_NO_SHOW, very);
         default: return n - 1;
       }
     case 1:
-      switch (h.phase) {
+      switch (phase) {
         case HP_PRE_DEAL: return pick(toks, n, T_NORMAL_START, T_NORMAL_START, true);
         case HP_BID: return find(toks, n, T_CALL) >= 0 ? pick(toks, n, T_CALL, T_NO_CALL, want) : n - 1;
         case HP_FANSHEN: return pick(toks, n, T_FANSHEN, T_NO_FANSHEN, strong);
@@ -57,13 +61,13 @@ int rule_decision(const Rules& r, const HandState& h, const uint8_t* toks, int n
         default: return n - 1;
       }
     default:
-      switch (h.phase) {
+      switch (phase) {
         case HP_OPEN_CHOICE: return pick(toks, n, B_OPEN, B_CLOSED, very);
         case HP_BID: {
           int k;
-          if (strength >= kRuleDoubleAt + 6 && (k = find(toks, n, B_GRAB)) >= 0) return k;
+          if (strength >= double_at + 6 && (k = find(toks, n, B_GRAB)) >= 0) return k;
           const struct { int tok; double at; } bids[3] = {
-              {B_BID3, kRuleDoubleAt}, {B_BID2, kRuleCallAt + 1.5}, {B_BID1, kRuleCallAt}};
+              {B_BID3, double_at}, {B_BID2, call_at + 1.5}, {B_BID1, call_at}};
           for (const auto& b : bids)
             if (strength >= b.at && (k = find(toks, n, b.tok)) >= 0) return k;
           k = find(toks, n, B_NO_CALL);

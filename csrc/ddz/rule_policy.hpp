@@ -1,7 +1,7 @@
-// The rule policy of the auction, in C++: ddz.RuleBot's decisions (src/ddz/search/rule_bot.py:
-// hand_strength and its thresholds), so that a VectorEnv can seat RuleBot-like opponents at
+// The rule policy of the auction: RuleBot's decisions, written once here. ddz.RuleBot asks the
+// core for them (src/ddz/search/rule_bot.py), and a VectorEnv seats RuleBot-like opponents at
 // the core's speed (VectorEnv::rule_choices; with rollout_pick, rollout.hpp, for the play).
-// tests/test_rule_seats.py checks every auction decision against RuleBot's. No Python headers.
+// tests/reference_rule_bot.py is a readable reference the tests check it against. No Python headers.
 #pragma once
 #include <cstdint>
 
@@ -16,7 +16,12 @@ constexpr double kRuleCallAt = 7.0, kRuleDoubleAt = 10.0;
 /// the bombs.
 double rule_hand_strength(Counts hand, int decks);
 
-/// The index among `toks` (hand_decisions of `h`, `n` of them) of the decision RuleBot takes.
+/// The index among `toks` (the decisions offered in `phase`, `n` of them, in table order) of the
+/// decision RuleBot takes with `hand` (the seat's own cards now) and its thresholds.
+int rule_choose(const Rules& r, int phase, Counts hand, const uint8_t* toks, int n, double call_at = kRuleCallAt,
+                double double_at = kRuleDoubleAt);
+
+/// rule_choose for the seat to decide in `h` (the vector env's hand: its play is h.t).
 int rule_decision(const Rules& r, const HandState& h, const uint8_t* toks, int n);
 
 }  // namespace ddz

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The runs of docs/server.md, "Durable hands" (issue #41), one after another, each at nice 19,
+# The runs of docs/server.md, "Durable hands", one after another, each at nice 19,
 # on this machine (2 cores shared with other jobs). From the repository's root, with ddz and
 # its server extra installed (or PYTHONPATH=src): bash benchmarks/results/durable/run.sh [PART]
 # PART: resume, load, chaos, cluster (default: all). Each run's JSON goes to NAME.json, its

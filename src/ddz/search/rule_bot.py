@@ -7,10 +7,10 @@ action tokens.
 from __future__ import annotations
 
 import random
-from collections import Counter
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 
-from .._core import Kind, Move, legal_moves
+from .. import _core
+from .._core import Cards, Kind, Move, legal_moves
 from ..core.args import int_arg
 from ..core.errors import ArgumentError
 
@@ -41,18 +41,11 @@ class RandomBot(Bot):
         return self._rng.choice(legal)
 
 
-def hand_strength(hand: str, decks: int = 1) -> float:
-    """A rough strength of a hand for bidding: high cards, bombs and the rocket count."""
-    c = Counter(hand)
-    s = 0.0
-    s += 3.0 * (c["R"] >= decks) + 2.5 * (c["B"] >= decks)       # jokers (a full joker set of the deck)
-    s += 1.0 * c["R"] + 0.8 * c["B"]
-    s += 1.2 * c["2"] / decks + 0.5 * c["A"] / decks
-    quad = 4 if decks == 1 else 5
-    s += 3.0 * sum(1 for r, n in c.items() if r not in "BR" and n >= quad)
-    if decks == 1 and c["B"] and c["R"]:
-        s += 2.0
-    return s
+def hand_strength(hand: Union[str, Cards], decks: int = 1) -> float:
+    """A rough strength of a hand for bidding, as the core's rule policy counts it (its bids and
+    doubles compare it with ``call_at`` and ``double_at``): high cards, bombs and the rocket."""
+    cards = hand if isinstance(hand, Cards) else Cards(hand, decks=decks)
+    return float(_core._rule_hand_strength(cards.word, decks))
 
 
 class RuleBot(Bot):
@@ -78,36 +71,12 @@ class RuleBot(Bot):
 
     # ---- decisions ----
     def _decide(self, rules: Any, obs: Dict[str, Any], legal: List[str]) -> str:
-        strength = hand_strength(obs["hand"], rules.decks)
-        want = strength >= self.call_at
-        strong = strength >= self.double_at
-
-        def pick(yes: str, no: str, flag: bool) -> str:
-            return yes if flag and yes in legal else no
-
-        phase = obs["phase"]
-        if phase == "PRE_DEAL":
-            return "NORMAL_START"          # no cards are seen before the deal
-        if phase in ("CALL", "BID") and "CALL" in legal:
-            return pick("CALL", "NO_CALL", want)
-        if phase in ("ROB", "FINAL_ROB"):
-            return pick("ROB", "NO_ROB", strong)
-        if phase == "SHOW":
-            return pick("SHOW", "NO_SHOW", strength >= self.double_at + 4)
-        if phase == "FANSHEN":
-            return pick("FANSHEN", "NO_FANSHEN", strong)
-        if phase == "YAPO":
-            return pick("YAPO", "NO_YAPO", strong)
-        if phase == "OPEN_CHOICE":
-            return pick("OPEN", "CLOSED", strength >= self.double_at + 4)
-        if phase == "BID":  # BENGBU4
-            if strength >= self.double_at + 6 and "GRAB" in legal:
-                return "GRAB"
-            for bid, at in (("BID3", self.double_at), ("BID2", self.call_at + 1.5), ("BID1", self.call_at)):
-                if strength >= at and bid in legal:
-                    return bid
-            return "NO_CALL"
-        return legal[-1]
+        """The core's rule policy (``csrc/ddz/rule_policy.cpp``, which the vector env's rule seats
+        use too) on what the seat sees: its phase, its own cards and the decisions offered. It
+        calls on a strong hand, robs or doubles on a very strong one, shows on a stronger one;
+        BENGBU4 bids by strength and grabs on the strongest."""
+        hand = Cards(obs["hand"], decks=rules.decks)
+        return str(_core._rule_choose(rules, obs["phase"], hand.word, legal, self.call_at, self.double_at))
 
     # ---- play ----
     def _play(self, game: Any, obs: Dict[str, Any], legal: List[str]) -> str:

@@ -65,7 +65,7 @@ SECURITY_HEADERS = (
 class ServerConfig:
     """What the host chooses. Times in seconds.
 
-    ``move_timeout_s``: None = the rules' ``move_timeout_s`` (30 s, §3.6). ``grace_s``: how long
+    ``move_timeout_s``: None = the rules' ``move_timeout_s`` (30 s, docs/rules.md §9). ``grace_s``: how long
     a disconnected seat is played by a bot and kept for its player before it is an escape.
     ``starting_coins``: the grant of a new account in the ``coins`` ledger. ``bot_tables``:
     whether ``join`` with ``"bots": true`` seats a player at once with server bots.
@@ -74,7 +74,8 @@ class ServerConfig:
     ``cluster``: several processes share one PostgreSQL database (ddz.server.cluster);
     ``public_url`` is where clients reach this process (default ``ws://host:port/ws``);
     ``cluster_dead_s``: a process whose heartbeat (one per ``match_interval_s``) is older is
-    gone: the others void its live hands and tell their players.
+    gone: the first of the others to see it takes its live hands over and resumes them
+    from their logs (docs/server.md, "Durable hands"); a hand that cannot be resumed is void.
     ``signup_limit`` / ``signup_window_s``: new accounts per client address: ``signup_limit``
     at once, then one more every ``signup_window_s / signup_limit`` seconds (either 0: no limit).
     ``status``: who gets ``GET /api/status``: ``"off"`` (nobody), ``"local"`` (clients on a

@@ -55,7 +55,7 @@ def observations(record: str) -> Dict[Tuple[Optional[int], int], Dict[str, Any]]
         if a["action"] == "ESCAPE":
             g.escape(a["seat"])
         elif a["action"] == "TIMEOUT":
-            g.timeout()  # TIMEOUT and the default action after it (§3.6), as the server does
+            g.timeout()  # TIMEOUT and the default action after it (docs/rules.md §9), as the server does
             i += 1
         else:
             g.apply(a["action"], seat=a["seat"])

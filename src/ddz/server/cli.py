@@ -78,8 +78,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                     help="seconds between matchmaking rounds; in cluster mode also between heartbeats "
                          "(default %(default)s)")
     sv.add_argument("--cluster-timeout", type=float, default=10.0, dest="cluster_dead_s", metavar="SECONDS",
-                    help="cluster mode: a process without a heartbeat for this long is gone, and the others "
-                         "void its hands and tell its players (default %(default)s)")
+                    help="cluster mode: a process without a heartbeat for this long is gone, and another "
+                         "takes its live hands over and resumes them (default %(default)s)")
     sv.add_argument("--drain-timeout", type=float, default=60.0, dest="drain_timeout_s", metavar="SECONDS",
                     help="on SIGTERM / SIGINT, how long the hands in play may go on before the server stops "
                          "anyway (they stay stored and resume at the next start; in a cluster another process "

@@ -22,7 +22,7 @@ database by one server alone or by the processes of one cluster (an advisory loc
 or shared). A live hand is taken by another server only once its own is known to be gone: at
 the start of a server that holds the exclusive claim, or (cluster mode) when its process's
 heartbeats stop.
-What the system takes (CLASSIC3 rake) and pays in (TWOP's house, §2.2.8 / A21) is written to
+What the system takes (CLASSIC3 rake) and pays in (TWOP's house, docs/rules.md §9, A21) is written to
 ``system_ledger``, so that for every ledger
 ``sum(balances) + sum(rake) - sum(house) == sum(grants)``.
 """

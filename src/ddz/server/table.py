@@ -2,8 +2,8 @@
 escapes, and the observations pushed to seats and spectators after every event.
 
 The table never decides a rule: every action goes through ``Game.check`` / ``Game.apply``
-with the acting seat, the clock expiry through ``Game.timeout`` (§3.6, A8), an escape through
-``Game.escape`` (§4, A9) and the coins through ``ddz.settle``. What the table adds is who may
+with the acting seat, the clock expiry through ``Game.timeout`` (docs/rules.md §9, A8), an escape through
+``Game.escape`` (docs/rules.md §9, A9) and the coins through ``ddz.settle``. What the table adds is who may
 act for a seat (its random seat token), when (the deadline, as wall-clock time), and who
 sees what (``Game.observation(seat)`` for a seat, ``observation(None)`` for spectators).
 
@@ -114,7 +114,7 @@ def ledger_of(room: Room) -> str:
 
 
 def _bomb_limits(game: Game) -> Optional[List[Optional[int]]]:
-    """BENGBU4: each seat's bomb limit (§2.3.6) once the bidding has ended (public: it follows
+    """BENGBU4: each seat's bomb limit (docs/rules.md §8) once the bidding has ended (public: it follows
     from the bid log); None otherwise."""
     return game.bomb_limits
 
@@ -559,7 +559,7 @@ class Table:
         self.time_out()
 
     def time_out(self) -> None:
-        """The seat to act ran out of time: §3.6's ``TIMEOUT(seat)`` and its default action."""
+        """The seat to act ran out of time: ``TIMEOUT(seat)`` (docs/rules.md §9) and its default action."""
         seat = self.game.current_seat
         self.game.timeout()
         self._log(seat, "TIMEOUT")
@@ -650,7 +650,7 @@ class Table:
 
     def detach(self, seat: int, sess: "Session") -> None:
         """The seat's connection closed: a bot plays it for the grace period, then it is an
-        escape (§4, A9)."""
+        escape (docs/rules.md §9, A9)."""
         if self.sessions[seat] is not sess:
             return
         self.sessions[seat] = None
@@ -675,7 +675,7 @@ class Table:
 
     def escape(self, seat: int) -> None:
         """The seat leaves the hand for good: ``Game.escape`` (TWOP / BENGBU4 end with the
-        escape settlement; CLASSIC3 a bot plays on, §3.6)."""
+        escape settlement; CLASSIC3 a bot plays on, docs/rules.md §9)."""
         self._grace.pop(seat, None)
         if self.ended or self.frozen or self.game.is_over or seat in self.escaped:
             return
