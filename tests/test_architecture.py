@@ -69,3 +69,38 @@ def test_no_layer_reaches_into_a_games_private_state():
                     and (rel, node.attr) not in others):
                 found.append(f"{rel}:{node.lineno} .{node.attr}")
     assert not found, "private attributes of a Game read outside ddz.hand:\n" + "\n".join(found)
+
+
+# a comparison with a variant's name: `x == "bengbu"`, `"classic" != y`, `x in ("classic", ...)`
+_NAMES = r"\"(?:classic|two_player|twop|bengbu|classic3|bengbu4)\""
+_VARIANT_TEST = re.compile(rf"(?:==|!=)\s*{_NAMES}|{_NAMES}\s*(?:==|!=)|\bin\s*[\(\[\{{]\s*{_NAMES}")
+
+
+def test_variants_are_read_from_their_spec_not_compared_by_name():
+    """What differs per variant is a field of its spec row (ddz.variants.VARIANT, read from the
+    core) or an entry of a table keyed by variant; at most 3 comparisons of a variant's name are
+    left in the package (the browser client aside), each a peer's convention for CLASSIC3."""
+    hits = []
+    for path in sorted((ROOT / "src" / "ddz").rglob("*.py")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _VARIANT_TEST.search(line.split("#")[0]):
+                hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert len(hits) <= 3, "\n".join(hits)
+    assert _VARIANT_TEST.search('if v == "bengbu":') and _VARIANT_TEST.search('x in ("classic", "twop")')
+    assert not _VARIANT_TEST.search('VARIANT["bengbu"].decks')
+
+
+def test_the_core_has_one_variant_enum_and_no_raw_masks():
+    """csrc: the variant is the enum class Variant (no `variant == 2`), and the rank masks are named."""
+    raw_variant = re.compile(r"variant(?:\(\))?\s*(?:==|!=)\s*\d|case\s+[0-2]\s*:.*(?:CLASSIC|TWOP|BENGBU)")
+    raw_mask = re.compile(r"0x(?:1FFF|0?FFF|7FFF)u?\b", re.I)
+    found = []
+    for path in sorted((ROOT / "csrc").rglob("*")):
+        if path.suffix not in (".cpp", ".hpp", ".inc"):
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("//")[0]
+            if raw_variant.search(code) or (raw_mask.search(code) and "constexpr" not in code):
+                found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert found == [], "\n".join(found)
+    assert "enum class Variant" in (ROOT / "csrc" / "ddz" / "core.hpp").read_text(encoding="utf-8")

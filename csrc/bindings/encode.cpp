@@ -40,7 +40,7 @@ Logs logs_arg(const RulesObj& R, py::handle starts_h, py::handle landlords_h, py
   g.offsets.assign(off.data(), off.data() + off.size());
   g.limits.assign(g.count * size_t(g.n), kUnlimited);
   if (!limits_h.is_none()) {
-    if (r.variant != 2) throw ArgumentError("bomb limits exist only in BENGBU4 (docs/rules.md §8)");
+    if (!r.spec().bomb_limits) throw ArgumentError("bomb limits exist only in BENGBU4 (docs/rules.md §8)");
     auto lim = int_array<int64_t>(limits_h, "bomb_limits", {N, g.n});
     for (py::ssize_t i = 0; i < lim.size(); ++i) {
       if (lim.data()[i] < 0 || lim.data()[i] > kUnlimited)
@@ -259,7 +259,7 @@ void register_encode(py::module_& m) {
                        py::handle legal_h, py::handle legal_off_h, OutArg out_x, OutArg out_z, OutArg out_actions) {
         RulesPtr rp = rules_arg(rules);
         const Rules& r = rp->r;
-        if (r.variant != 0) throw ArgumentError("DouZero's features are defined for CLASSIC3 only");
+        if (r.variant != Variant::kClassic3) throw ArgumentError("DouZero's features are defined for CLASSIC3 only");
         Logs g = logs_arg(*rp, starts, landlords, py::none(), actions, offsets, false);
         const auto N = py::ssize_t(g.count);
         std::vector<uint32_t> shared;  // actions state i shares with state i-1 (its history rows move up)

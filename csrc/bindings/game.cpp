@@ -74,12 +74,14 @@ struct HandObj {
   Hist hist;
   uint64_t deal_start = 0;   // the history's size when the current deal began
   uint64_t hist_size() const { return hist ? hist->size : 0; }
-  int variant() const { return rules->r.variant; }
+  Variant variant() const { return rules->r.variant; }
+  int vi() const { return ddz::vi(rules->r.variant); }
+  const VariantSpec& spec() const { return rules->r.spec(); }
 };
 
 PyTypeObject* g_hand_type = nullptr;
 PyObject* g_phase_names[kHandPhases] = {};
-PyObject* g_token_names[3][8] = {};
+PyObject* g_token_names[kVariants][8] = {};
 PyObject* g_pass_str = nullptr;
 
 HandObj* hand_ptr(PyObject* self) { return raw_value<HandObj>(self); }
@@ -96,7 +98,7 @@ PyObject* new_ref(PyObject* o) {
 /// The token of a history entry, as ddz.Game records it.
 py::object hist_token(const HandObj& G, const HistNode& e) {
   switch (e.kind) {
-    case H_DECIDE: return py::reinterpret_borrow<py::object>(g_token_names[G.variant()][e.token]);
+    case H_DECIDE: return py::reinterpret_borrow<py::object>(g_token_names[G.vi()][e.token]);
     case H_PLAY: return py::str("PLAY " + names_of(e.ids));
     case H_PASS: return py::reinterpret_borrow<py::object>(g_pass_str);
     case H_REDEAL: return py::str("REDEAL");
@@ -167,8 +169,8 @@ void decide(HandObj& G, int token) {
     Capture c(h, &dealt);
     hand_decide(G.rules->r, G.setup->o, h, token);
   }
-  if (!(kLeadsTo[G.variant()][phase][token] & (1u << h.phase)))
-    throw std::logic_error(std::string(kDecisionNames[G.variant()][token]) + " led from " + kHandPhaseNames[phase] +
+  if (!(kLeadsTo[G.vi()][phase][token] & (1u << h.phase)))
+    throw std::logic_error(std::string(G.spec().decisions[token]) + " led from " + kHandPhaseNames[phase] +
                            " to " + kHandPhaseNames[h.phase] + ", which the phase table does not name");
   sync(G, redeals, in_play, dealt);
 }
@@ -222,7 +224,7 @@ int timeout_default(const HandObj& G, IdSet& card) {
     const int k = offered(G, t);
     for (const char* want : kTimeoutChoices)
       for (int i = 0; i < k; ++i)
-        if (std::strcmp(kDecisionNames[G.variant()][t[i]], want) == 0) return t[i];
+        if (std::strcmp(G.spec().decisions[t[i]], want) == 0) return t[i];
     throw std::logic_error("a phase offers no non-escalating choice");
   }
   const PlayState& s = G.ps.s;
@@ -338,7 +340,7 @@ PyObject* hd_legal_tokens(PyObject* self, PyObject*) {
       const int k = offered(*G, t);
       PyObject* out = PyList_New(k);
       if (!out) return nullptr;
-      for (int i = 0; i < k; ++i) PyList_SET_ITEM(out, i, new_ref(g_token_names[G->variant()][t[i]]));
+      for (int i = 0; i < k; ++i) PyList_SET_ITEM(out, i, new_ref(g_token_names[G->vi()][t[i]]));
       return out;
     }
     RulesObj& R = *G->rules;
@@ -375,11 +377,11 @@ PyObject* hd_apply_id(PyObject* self, PyObject* action) {
     const long long pass = G->rules->pass_id();
     HandState& h = G->h;
     if (h.phase == HP_PLAY) return a <= pass ? play(*G, action) : new_ref(Py_None);
-    if (h.phase == HP_OVER || a <= pass || a > pass + kDecisionCount[G->variant()]) Py_RETURN_NONE;
+    if (h.phase == HP_OVER || a <= pass || a > pass + G->spec().decision_count) Py_RETURN_NONE;
     const int k = int(a - pass - 1);
     if (!is_offered(*G, k)) Py_RETURN_NONE;
     decide(*G, k);
-    return new_ref(g_token_names[G->variant()][k]);
+    return new_ref(g_token_names[G->vi()][k]);
   });
 }
 
@@ -406,11 +408,11 @@ PyObject* hd_decide_id(PyObject* self, PyObject* const* args, Py_ssize_t nargs) 
     const long long a = PyLong_AsLongLongAndOverflow(args[0], &overflow);
     // the range first, then the difference (a may be -2**63: a - pass_id would overflow)
     const long long first = G->rules->pass_id() + 1;
-    if (overflow || a < first || a >= first + kDecisionCount[G->variant()]) Py_RETURN_NONE;
+    if (overflow || a < first || a >= first + G->spec().decision_count) Py_RETURN_NONE;
     const long long k = a - first;
     if (!is_offered(*G, int(k))) Py_RETURN_NONE;
     decide(*G, int(k));
-    return new_ref(g_token_names[G->variant()][k]);
+    return new_ref(g_token_names[G->vi()][k]);
   });
 }
 
@@ -458,7 +460,7 @@ py::tuple deal_tuple(const HandObj& G, const HandDeal& d) {
   py::list hands;
   for (int s = 0; s < n; ++s) hands.append(id_list(d.cards.held[s]));
   return py::make_tuple(hands, id_list(d.cards.kitty), id_list(d.cards.aside), int(d.first_bidder),
-                        G.variant() == 1 ? py::object(py::int_(int(d.first_to_decide))) : py::object(py::none()));
+                        G.spec().coin_toss ? py::object(py::int_(int(d.first_to_decide))) : py::object(py::none()));
 }
 
 /// A given deal's suited cards from its card ids in part order (SnapDeal::order), which must be
@@ -550,7 +552,7 @@ const PlayState* play_of(const HandObj& G) { return G.h.in_play ? &G.ps.s : null
 /// `seat`'s compact row of the hand now (ddz.encode.compact of a Game): the core's writer of every
 /// row (hand_encode), given the Game's own play.
 void hand_row(const HandObj& G, int seat, int8_t* row) {
-  const CompactLayout L = compact_layout(G.rules->r, kDecisionCount[G.variant()]);
+  const CompactLayout L = compact_layout(G.rules->r, G.spec().decision_count);
   if (G.h.in_play) {
     const Tracked t = tracked_of(G.ps);
     hand_encode(G.rules->r, G.setup->o, L, G.h, &t, seat, row);
@@ -571,7 +573,7 @@ void hand_row(const HandObj& G, int seat, int8_t* row) {
 /// The hand as a snapshot (its rules named by `key`, Python's).
 std::string hand_snapshot(const HandObj& G, const std::string& key) {
   Snapshot s;
-  s.variant = uint8_t(G.variant());
+  s.variant = G.variant();
   s.rules = key;
   const GameSetup& su = *G.setup;
   s.seed = su.seed;
@@ -581,7 +583,7 @@ std::string hand_snapshot(const HandObj& G, const std::string& key) {
   s.first_to_decide = su.deals.first_to_decide < 0 ? 0xFF : uint8_t(su.deals.first_to_decide);
   for (size_t k = 0; k < su.order.size(); ++k) {
     const HandDeal& d = su.deals.scripted[k];
-    s.deals.push_back(SnapDeal{su.order[k], d.first_bidder, uint8_t(G.variant() == 1 ? d.first_to_decide : 0xFF)});
+    s.deals.push_back(SnapDeal{su.order[k], d.first_bidder, uint8_t(G.spec().coin_toss ? d.first_to_decide : 0xFF)});
   }
   // the plays' readings come from the play log (a play of the current deal, in the same order)
   const std::vector<const LogNode*> plays = G.ps.entries();
@@ -625,7 +627,7 @@ void replay(HandObj& G, const Snapshot& s) {
     if (a.kind == SK_ESCAPE) {
       if (pending) bad("an ESCAPE between a TIMEOUT and its action");
       push_hist(G, a.seat, H_ESCAPE);
-      if (kEscapeEnds[G.variant()]) {
+      if (G.spec().escape_ends) {
         G.h.phase = HP_OVER;
         G.h.result = HR_ESCAPE;
       }
@@ -648,7 +650,7 @@ void replay(HandObj& G, const Snapshot& s) {
     pending = false;
     if (a.kind == SK_DECIDE) {
       if (G.h.phase >= HP_PLAY || !is_offered(G, a.token))
-        bad(std::string(kDecisionNames[G.variant()][a.token]) + " is not offered in phase " + kHandPhaseNames[G.h.phase]);
+        bad(std::string(G.spec().decisions[a.token]) + " is not offered in phase " + kHandPhaseNames[G.h.phase]);
       decide(G, a.token);
       continue;
     }
@@ -702,7 +704,8 @@ py::tuple load_snapshot(py::handle data) {
   su->seed = s.seed;
   su->base = s.base;
   su->imult = s.imult;
-  if (s.variant != 0 && (s.base != 1 || s.imult != 1)) raise_record_error("not a ddz snapshot: stakes outside CLASSIC3");
+  if (!spec_of(s.variant).stakes && (s.base != 1 || s.imult != 1))
+    raise_record_error(std::string("not a ddz snapshot: stakes in ") + spec_of(s.variant).title);
   su->deals.first_bidder = s.first_bidder == 0xFF ? -1 : s.first_bidder;
   su->deals.first_to_decide = s.first_to_decide == 0xFF ? -1 : s.first_to_decide;
   for (const SnapDeal& d : s.deals)
@@ -745,13 +748,14 @@ PyMethodDef g_new_hand_def = {
 void register_game(py::module_& m) {
   m.attr("MAX_OPTION_VALUE") = py::int_(kMaxOptionValue);
   for (int p = 0; p < kHandPhases; ++p) g_phase_names[p] = PyUnicode_InternFromString(kHandPhaseNames[p]);
-  for (int v = 0; v < 3; ++v)
-    for (int t = 0; t < kDecisionCount[v]; ++t) g_token_names[v][t] = PyUnicode_InternFromString(kDecisionNames[v][t]);
+  for (int v = 0; v < kVariants; ++v)
+    for (int t = 0; t < kVariantSpecs[v].decision_count; ++t)
+      g_token_names[v][t] = PyUnicode_InternFromString(kVariantSpecs[v].decisions[t]);
   g_pass_str = PyUnicode_InternFromString("PASS");
   // the phase table and the leads-to table agree: a phase leads somewhere from each token it offers
-  for (int v = 0; v < 3; ++v)
+  for (int v = 0; v < kVariants; ++v)
     for (int p = 0; p < kHandPhases; ++p)
-      for (int t = 0; t < kDecisionCount[v]; ++t) {
+      for (int t = 0; t < kVariantSpecs[v].decision_count; ++t) {
         bool in_row = false;
         for (const uint8_t* k = kPhaseTokens[v][p]; *k != kNone; ++k) in_row = in_row || *k == t;
         if (in_row != (kLeadsTo[v][p][t] != 0)) throw std::logic_error("the auction tables disagree");
@@ -765,7 +769,7 @@ void register_game(py::module_& m) {
             py::list leads;
             for (int q = 0; q < kHandPhases; ++q)
               if (kLeadsTo[v][p][*k] & (1u << q)) leads.append(kHandPhaseNames[q]);
-            rows.append(py::make_tuple(kHandPhaseNames[p], kDecisionNames[v][*k], py::tuple(leads)));
+            rows.append(py::make_tuple(kHandPhaseNames[p], kVariantSpecs[v].decisions[*k], py::tuple(leads)));
           }
         return rows;
       }, py::arg("variant"),
@@ -796,14 +800,14 @@ void register_game(py::module_& m) {
         const HandOptions o = hand_options(options);
         const int bombs = int(int_arg(bombs_h, "bombs", 0, 255)), rockets = int(int_arg(rockets_h, "rockets", 0, bombs));
         const int d = play_doubling(rp->r, o, bombs, rockets);
-        return (int64_t(1) << d) * (spring && rp->r.variant != 2 ? 2 : 1);
+        return (int64_t(1) << d) * (spring && rp->r.spec().springs ? 2 : 1);
       }, py::arg("rules"), py::arg("options"), py::arg("bombs"), py::arg("rockets"), py::arg("spring"),
       "The play's part of the multiplier: 2 per doubling bomb-class play (bombs counts them, the rockets among them), "
       "x2 for a spring or anti-spring; 1 in BENGBU4.");
   m.def("_rule_choose", [](RulesArg rules, const std::string& phase, IntArg hand_h, py::handle legal_h, double call_at,
                            double double_at) -> py::object {
         RulesPtr rp = rules_arg(rules);
-        const int v = rp->r.variant;
+        const VariantSpec& spec = rp->r.spec();
         int p = 0;
         while (p < HP_PLAY && phase != kHandPhaseNames[p]) ++p;
         if (p >= HP_PLAY) throw ArgumentError("no decision is made in phase " + phase);
@@ -811,14 +815,14 @@ void register_game(py::module_& m) {
         for_each_item(legal_h, "legal", [&](py::handle t, size_t) {
           const std::string name = text_arg(t, "a decision token");
           int k = 0;
-          while (k < kDecisionCount[v] && name != kDecisionNames[v][k]) ++k;
-          if (k == kDecisionCount[v] || toks.size() >= 8) throw ArgumentError("not a decision of the variant: " + shown(name));
+          while (k < spec.decision_count && name != spec.decisions[k]) ++k;
+          if (k == spec.decision_count || toks.size() >= 8) throw ArgumentError("not a decision of the variant: " + shown(name));
           toks.push_back(uint8_t(k));
         });
         if (toks.empty()) throw ArgumentError("no decision is offered");
         const Counts hand = Counts(u64_arg(hand_h, "hand"));
         const int k = rule_choose(rp->r, p, hand, toks.data(), int(toks.size()), call_at, double_at);
-        return py::reinterpret_borrow<py::object>(g_token_names[v][toks[size_t(k)]]);
+        return py::reinterpret_borrow<py::object>(g_token_names[vi(rp->r.variant)][toks[size_t(k)]]);
       }, py::arg("rules"), py::arg("phase"), py::arg("hand"), py::arg("legal"), py::arg("call_at"),
       py::arg("double_at"), "RuleBot's decision (the core's rule policy) among the decision tokens `legal`.");
   m.def("_rule_hand_strength", [](IntArg hand_h, IntArg decks_h) {
@@ -889,7 +893,7 @@ void register_game(py::module_& m) {
           }, py::arg("seat"), "the outcome of `seat` escaping now (TWOP, BENGBU4: the hand ends with it)")
       .def("encode", [](const HandObj& G, IntArg seat_h, OutArg out_h) {
             const int seat = seat_in(G, seat_h);
-            const CompactLayout L = compact_layout(G.rules->r, kDecisionCount[G.variant()]);
+            const CompactLayout L = compact_layout(G.rules->r, G.spec().decision_count);
             py::array_t<int8_t> out = out_h.is_none() ? py::array_t<int8_t>(py::ssize_t(L.total))
                                                       : out_array<int8_t>(out_h, "out", {L.total});
             hand_row(G, seat, out.mutable_data());
@@ -898,7 +902,7 @@ void register_game(py::module_& m) {
       .def("observe", [](const HandObj& G, IntArg seat_h) {
             const int seat = seat_in(G, seat_h);
             RulesObj& R = *G.rules;
-            const int decisions = kDecisionCount[G.variant()];
+            const int decisions = G.spec().decision_count;
             const CompactLayout L = compact_layout(R.r, decisions);
             py::array_t<int8_t> row(py::ssize_t(L.total));
             hand_row(G, seat, row.mutable_data());
@@ -934,13 +938,13 @@ void register_game(py::module_& m) {
               if (n->kind == H_ESCAPE) bits |= 1 << n->seat;
             return bits;
           }, "bit s: seat s has escaped the hand")
-      .def_property_readonly("escape_ends", [](const HandObj& G) { return kEscapeEnds[G.variant()]; },
+      .def_property_readonly("escape_ends", [](const HandObj& G) { return G.spec().escape_ends; },
                              "whether an escape ends the hand (TWOP, BENGBU4) or a bot plays the seat on (CLASSIC3)")
       .def("timeout_default", [](const HandObj& G) -> py::object {
             if (G.h.phase == HP_OVER) throw IllegalActionError("the hand is over: no decision is timed", Illegal::Over);
             IdSet card = 0;
             const int t = timeout_default(G, card);
-            if (t >= 0) return py::reinterpret_borrow<py::object>(g_token_names[G.variant()][t]);
+            if (t >= 0) return py::reinterpret_borrow<py::object>(g_token_names[G.vi()][t]);
             if (t == -1) return py::reinterpret_borrow<py::object>(g_pass_str);
             return py::str("PLAY " + names_of(card));
           }, "the default action of a timeout (docs/rules.md §9 \"Time\", A8) for the seat to act, as its token")
@@ -964,7 +968,7 @@ void register_game(py::module_& m) {
               e["kitty"] = lists[parts.size() - 2];
               e["aside"] = lists[parts.size() - 1];
               e["first_bidder"] = int(d.first_bidder);
-              e["first_to_decide"] = G.variant() == 1 ? py::object(py::int_(int(d.first_to_decide))) : py::object(py::none());
+              e["first_to_decide"] = G.spec().coin_toss ? py::object(py::int_(int(d.first_to_decide))) : py::object(py::none());
               out.append(e);
             }
             return out;
@@ -994,13 +998,13 @@ void register_game(py::module_& m) {
             uint8_t t[6];
             const int k = offered(G, t);
             py::tuple out(k);
-            for (int i = 0; i < k; ++i) out[size_t(i)] = py::reinterpret_borrow<py::object>(g_token_names[G.variant()][t[i]]);
+            for (int i = 0; i < k; ++i) out[size_t(i)] = py::reinterpret_borrow<py::object>(g_token_names[G.vi()][t[i]]);
             return out;
           }, "the decision tokens offered now, in table order (empty outside the auction phases)")
       .def("decide", [](HandObj& G, py::str token) {
             const std::string t = token;
-            for (int k = 0; k < kDecisionCount[G.variant()]; ++k)
-              if (t == kDecisionNames[G.variant()][k]) {
+            for (int k = 0; k < G.spec().decision_count; ++k)
+              if (t == G.spec().decisions[k]) {
                 if (G.h.phase >= HP_PLAY || !is_offered(G, k)) break;
                 decide(G, k);
                 return;
@@ -1087,8 +1091,8 @@ void register_game(py::module_& m) {
       .def("auction", [](const HandObj& G) -> py::tuple {
             const HandState& h = G.h;
             switch (G.variant()) {
-              case 0: return py::make_tuple(int(h.robs), h.showed, int(h.kitty_f));
-              case 1: {
+              case Variant::kClassic3: return py::make_tuple(int(h.robs), h.showed, int(h.kitty_f));
+              case Variant::kTwoP: {
                 py::list showers;
                 for (int i = 0; i < h.nshowers; ++i) showers.append(int(h.showers[i]));
                 return py::make_tuple(showers, h.fanshen < 0 ? py::object(py::none()) : py::object(py::bool_(h.fanshen == 1)),

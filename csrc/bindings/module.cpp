@@ -176,9 +176,10 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
       .def(py::init([](int variant, bool two_decks, bool straight, bool trio_solo, bool four_two, int trio_chain,
                        bool joker_pairs, bool share, bool pairs_distinct, bool rocket_kickers, int cap, int max_cards,
                        bool trio_beside) {
+             if (variant < 0 || variant >= kVariants) throw py::value_error("no variant " + std::to_string(variant));
              auto p = std::make_shared<RulesObj>();
              Rules& r = p->r;
-             r.variant = variant; r.two_decks = two_decks; r.straight = straight; r.trio_solo = trio_solo;
+             r.variant = Variant(variant); r.two_decks = two_decks; r.straight = straight; r.trio_solo = trio_solo;
              r.four_two = four_two; r.trio_chain = trio_chain; r.joker_pairs = joker_pairs; r.share = share;
              r.pairs_distinct = pairs_distinct; r.rocket_kickers = rocket_kickers; r.cap = cap; r.max_cards = max_cards;
              r.trio_beside = trio_beside;
@@ -425,15 +426,22 @@ PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
   m.def("cpu_has_fast_isa", &cpu_has_fast_isa,
         "True when this CPU runs the AVX2/BMI2 generator (x86-64 with AVX2, BMI2 and POPCNT).");
 
-  m.def("variant_layouts", [] {
+  m.def("variant_specs", [] {
         py::list out;
-        for (const Layout& l : kLayouts)
-          out.append(py::dict(py::arg("name") = l.name, py::arg("players") = l.players, py::arg("decks") = l.decks,
-                              py::arg("hand") = l.hand, py::arg("kitty") = l.kitty, py::arg("aside") = l.aside,
-                              py::arg("max_hand") = l.max_hand));
+        for (const VariantSpec& l : kVariantSpecs) {
+          py::tuple decisions(l.decision_count);
+          for (int k = 0; k < l.decision_count; ++k) decisions[size_t(k)] = py::str(l.decisions[k]);
+          out.append(py::dict(py::arg("name") = l.name, py::arg("title") = l.title, py::arg("players") = l.players,
+                              py::arg("decks") = l.decks, py::arg("hand") = l.hand, py::arg("kitty") = l.kitty,
+                              py::arg("aside") = l.aside, py::arg("max_hand") = l.max_hand,
+                              py::arg("decisions") = decisions, py::arg("escape_ends") = l.escape_ends,
+                              py::arg("bomb_limits") = l.bomb_limits, py::arg("springs") = l.springs,
+                              py::arg("deal_specials") = l.deal_specials, py::arg("stakes") = l.stakes,
+                              py::arg("coin_toss") = l.coin_toss));
+        }
         return out;
       },
-      "The table layout of each variant, in variant-id order (ddz.variants reads it).");
+      "Every variant's spec row (core.hpp's kVariantSpecs), in variant-id order (ddz.variants reads it).");
   register_play(m);
   register_solver(m);
   register_sample(m);

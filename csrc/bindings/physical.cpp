@@ -349,7 +349,7 @@ void register_physical(py::module_& m) {
                           "it is what the rules read.")
       .def(py::init([](RulesArg rules, py::handle hands, py::handle kitty, py::handle aside) {
              RulesPtr rp = rules_arg(rules);
-             const Layout& l = rp->r.layout();
+             const VariantSpec& l = rp->r.spec();
              PhysicalObj P{rp, {}};
              P.h.n = l.players;
              P.h.decks = l.decks;

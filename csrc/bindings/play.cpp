@@ -228,7 +228,7 @@ PyMethodDef ps_methods[] = {
 void bomb_limits_arg(const Rules& r, py::handle bomb_limits, uint8_t limits[4]) {
   for (int i = 0; i < 4; ++i) limits[i] = kUnlimited;
   if (bomb_limits.is_none()) return;
-  if (r.variant != 2) throw ArgumentError("bomb limits exist only in BENGBU4 (docs/rules.md §8)");
+  if (!r.spec().bomb_limits) throw ArgumentError("bomb limits exist only in BENGBU4 (docs/rules.md §8)");
   const int n = r.players();
   std::vector<py::object> bl;
   for_each_item(bomb_limits, "bomb_limits", [&](py::handle v, size_t) {
@@ -436,7 +436,7 @@ void register_play(py::module_& m) {
   m.def("_play_state_from", [](py::handle hands, py::handle landlord, py::handle rules, py::handle limits,
                                py::handle actions) {
         py::object cls = py::module_::import("ddz._core").attr("PlayState");
-        py::object obj = cls(hands, landlord, rules, limits.is_none() || rules_arg(rules)->r.variant != 2
+        py::object obj = cls(hands, landlord, rules, limits.is_none() || !rules_arg(rules)->r.spec().bomb_limits
                                                           ? py::object(py::none()) : py::reinterpret_borrow<py::object>(limits));
         PlayStateObj& P = obj.cast<PlayStateObj&>();
         for_each_item(actions, "actions", [&](py::handle a, size_t i) {

@@ -7,7 +7,7 @@
 
 #include "common.hpp"
 
-inline const char* variant_name(const Rules& r) { return r.variant == 0 ? "CLASSIC3" : r.variant == 1 ? "TWOP" : "BENGBU4"; }
+inline const char* variant_name(const Rules& r) { return r.spec().title; }
 inline std::string seat_str(int s) { return "seat " + std::to_string(s); }
 
 /// One applied action and the state before it. The log is an immutable list from the newest

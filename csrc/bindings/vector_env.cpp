@@ -38,7 +38,7 @@ DealPool pool_arg(const RulesObj& R, py::handle hands_h, py::handle landlords_h,
   p.limits.assign(size_t(G) * size_t(n), kUnlimited);
   p.kitty.assign(size_t(G), 0);
   if (!limits_h.is_none()) {
-    if (r.variant != 2) throw ArgumentError("bomb limits exist only in BENGBU4 (docs/rules.md §8)");
+    if (!r.spec().bomb_limits) throw ArgumentError("bomb limits exist only in BENGBU4 (docs/rules.md §8)");
     auto lim = int_array<int64_t>(limits_h, "bomb_limits", {G, n});
     for (py::ssize_t i = 0; i < lim.size(); ++i) {
       if (lim.data()[i] < 0 || lim.data()[i] > kUnlimited)
@@ -66,8 +66,8 @@ DealPool pool_arg(const RulesObj& R, py::handle hands_h, py::handle landlords_h,
         throw CardError(at + ": the hands hold " + std::to_string(total[k]) + " '" + std::string(1, kRankChars[k]) +
                         "' together; " + deck_name(R.decks()));
     const Counts kitty = p.kitty[size_t(g)];
-    if (kitty && (!valid_word(r, kitty) || total_cards(kitty) != r.layout().kitty))
-      throw CardError(at + ": the kitty must be " + std::to_string(r.layout().kitty) + " cards (0 = unknown)");
+    if (kitty && (!valid_word(r, kitty) || total_cards(kitty) != r.spec().kitty))
+      throw CardError(at + ": the kitty must be " + std::to_string(r.spec().kitty) + " cards (0 = unknown)");
     // The play phase starts with the kitty taken: its cards are in the landlord's hand.
     const Counts own = p.hands[size_t(g) * size_t(n) + size_t(l)];
     for (int k = 0; k < kRanks && kitty; ++k)
@@ -224,7 +224,7 @@ void register_vector_env(py::module_& m) {
              std::unique_ptr<HandOptions> opts;
              if (!auction.is_none()) {
                if (pool.size()) throw ArgumentError("deals= play the play phase alone: use auction=False with them");
-               if (decisions != kDecisionCount[rp->r.variant])
+               if (decisions != rp->r.spec().decision_count)
                  throw ArgumentError("the variant's decisions do not match the core's");
                opts = std::make_unique<HandOptions>(hand_options(auction));
              }
@@ -300,10 +300,9 @@ void register_vector_env(py::module_& m) {
             const int64_t bad = e.check(ids.data(), why);
             if (bad >= 0) {
               const int32_t id = ids[size_t(bad)];
-              const int v = o.rules->r.variant;
               const std::string what =
                   id == e.pass_id() ? "PASS"
-                  : id > e.pass_id() ? std::string(kDecisionNames[v][id - e.pass_id() - 1])
+                  : id > e.pass_id() ? std::string(o.rules->r.spec().decisions[id - e.pass_id() - 1])
                                      : "'" + format_counts(enc_cards(o.rules->plays()[size_t(id)])) + "' " +
                                            kind_name(enc_kind(o.rules->plays()[size_t(id)]));
               throw IllegalActionError("table " + std::to_string(bad) + ": action id " + std::to_string(id) + " (" +
@@ -319,10 +318,4 @@ void register_vector_env(py::module_& m) {
           }, py::arg("actions"));
   m.def("_hand_seed", [](IntArg seed, IntArg game) { return hand_seed(u64_arg(seed, "seed"), u64_arg(game, "game")); },
         py::arg("seed"), py::arg("game"), "the ddz.Game seed of game `game` of a whole-hand VectorEnv seeded `seed`");
-  m.def("_hand_decisions", [](int variant) {
-        if (variant < 0 || variant > 2) throw ArgumentError("no variant " + std::to_string(variant));
-        py::list out;
-        for (int k = 0; k < kDecisionCount[variant]; ++k) out.append(kDecisionNames[variant][k]);
-        return out;
-      }, py::arg("variant"), "the core's decision tokens of a variant (0 classic, 1 two_player, 2 bengbu), in id order");
 }

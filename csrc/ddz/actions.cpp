@@ -40,7 +40,7 @@ namespace {
 // Every field of Rules, so that two option sets share an index only if they are equal.
 using RulesKey = std::array<int, 13>;
 RulesKey key_of(const Rules& r) {
-  return {r.variant, r.two_decks, r.straight, r.trio_solo, r.four_two, r.trio_chain, r.joker_pairs,
+  return {vi(r.variant), r.two_decks, r.straight, r.trio_solo, r.four_two, r.trio_chain, r.joker_pairs,
           r.share, r.pairs_distinct, r.rocket_kickers, r.trio_beside, r.cap, r.max_cards};
 }
 

@@ -6,9 +6,6 @@
 namespace ddz {
 namespace {
 
-constexpr uint32_t kPlainRanks = 0x1FFF;  // 3..2
-constexpr uint32_t kChainRanks = 0x0FFF;  // 3..A
-
 int popcount(uint32_t x) { return bit_count(x); }
 
 uint32_t present(Counts c) { return ranks_at_least(c, 1); }

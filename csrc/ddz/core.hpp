@@ -17,6 +17,12 @@ constexpr int kB = 13, kR = 14;
 constexpr uint64_t kOnes = 0x111111111111111ULL;   // the 1-bit of every nibble
 constexpr uint64_t kHighs = kOnes << 3;             // the 8-bit of every nibble
 
+/// Rank masks (bit r = rank r, as ranks_at_least gives them): the ranks a chain may hold
+/// (3..A, docs/rules.md §4.1), the plain ranks (3..2: no jokers), every rank (3..R).
+constexpr uint32_t kChainRanks = 0x0FFF;
+constexpr uint32_t kPlainRanks = 0x1FFF;
+constexpr uint32_t kAllRanks = 0x7FFF;
+
 /// Bits set. The portable x86-64 build has no POPCNT instruction, where GCC makes
 /// __builtin_popcount a call into libgcc (about 6 % of a clone + apply); the bit-parallel count
 /// inline is cheaper than that call. With POPCNT (or on other CPUs) the builtin is one instruction.
@@ -47,7 +53,7 @@ static inline uint32_t gather_nibbles(uint64_t hi) {
 static inline uint32_t ranks_at_least(Counts c, int k) { return gather_nibbles(at_least_nibbles(c, k)); }
 /// Spreads a 15-bit rank mask into one card per set rank (the inverse of gather_nibbles).
 static inline Counts spread_mask(uint32_t m) {
-  uint64_t t = m & 0x7FFF;
+  uint64_t t = m & kAllRanks;
   t = (t | (t << 24)) & 0x000000FF000000FFULL;
   t = (t | (t << 12)) & 0x000F000F000F000FULL;
   t = (t | (t << 6)) & 0x0303030303030303ULL;
@@ -86,24 +92,50 @@ static inline Counts enc_cards(Enc e) {
 }
 static inline int enc_kind(Enc e) { return int(e >> 56); }
 
-/// The table layout of each variant (the variants' table at the top of docs/rules.md): the one
-/// place these numbers live. Python reads them through `_core.variant_layouts()`
-/// (src/ddz/core/variants.py).
-struct Layout {
-  const char* name;  // the Python variant name
+/// The rule variants. The numbers are the variant ids of records and snapshots and of
+/// ddz.variants.VariantId, which reads this enum's names and numbers from the core.
+enum class Variant : uint8_t { kClassic3 = 0, kTwoP = 1, kBengbu4 = 2 };
+constexpr int kVariants = 3;
+/// A variant as an index into the tables kept per variant (kVariantSpecs, the auction's tables).
+constexpr int vi(Variant v) { return int(v); }
+
+/// Each variant's decision tokens, in the order that numbers them (action id pass_id + 1 + k;
+/// hand.hpp's ClassicToken, TwopToken and BengbuToken enumerate the same order).
+inline constexpr const char* kClassicDecisions[] = {"CALL", "NO_CALL", "ROB", "NO_ROB", "SHOW", "NO_SHOW"};
+inline constexpr const char* kTwopDecisions[] = {"SHOW_START", "NORMAL_START", "CALL", "NO_CALL",
+                                                 "FANSHEN",    "NO_FANSHEN",   "YAPO", "NO_YAPO"};
+inline constexpr const char* kBengbuDecisions[] = {"NO_CALL", "BID1", "BID2", "BID3", "GRAB", "OPEN", "CLOSED"};
+
+/// One row of fixed facts per variant (the variants' table at the top of docs/rules.md, and
+/// the rules of §6-§9 that are a yes or a no per variant): the one place these facts live.
+/// Python reads every row through `_core.variant_specs()` (src/ddz/core/variants.py); a rule
+/// that differs per variant in more than a fact is a `switch` on Variant where it is computed.
+struct VariantSpec {
+  const char* name;   // the Python variant name
+  const char* title;  // as docs/rules.md names it
   int players, decks, hand, kitty, aside;
-  int max_hand;      // the landlord's hand: hand + kitty
+  int max_hand;       // the landlord's hand: hand + kitty
+  const char* const* decisions;  // the decision tokens, in id order
+  int decision_count;
+  bool escape_ends;   // an escape ends the hand and is settled at once (§9 "Escapes": TWOP, BENGBU4);
+                      // else a bot plays the seat to the end (CLASSIC3)
+  bool bomb_limits;   // the bids limit each seat's bombs (§8)
+  bool springs;       // a spring (春天 / 反春) doubles the score (§6, §7; BENGBU4 has none)
+  bool deal_specials; // a deal may end the hand at once: 天炸 / 天尊 (§8 "Special deals")
+  bool stakes;        // Game(base=, initial_multiplier=) stakes the hand (CLASSIC3's rooms, §9)
+  bool coin_toss;     // a coin decides who decides first (TWOP's PRE_DEAL, §7: first_to_decide)
 };
-inline constexpr Layout kLayouts[3] = {
-    {"classic", 3, 1, 17, 3, 0, 20},
-    {"two_player", 2, 1, 20, 3, 11, 23},
-    {"bengbu", 4, 2, 25, 8, 0, 33},
+inline constexpr VariantSpec kVariantSpecs[kVariants] = {
+    {"classic", "CLASSIC3", 3, 1, 17, 3, 0, 20, kClassicDecisions, 6, false, false, true, false, true, false},
+    {"two_player", "TWOP", 2, 1, 20, 3, 11, 23, kTwopDecisions, 8, true, false, true, false, false, true},
+    {"bengbu", "BENGBU4", 4, 2, 25, 8, 0, 33, kBengbuDecisions, 7, true, true, false, true, false, false},
 };
+inline constexpr const VariantSpec& spec_of(Variant v) { return kVariantSpecs[vi(v)]; }
 
 /// Rules as data: the combination-level options of docs/rules.md §11 "Every option" (and
 /// compat presets).
 struct Rules {
-  int variant = 0;            // 0 CLASSIC3, 1 TWOP, 2 BENGBU4
+  Variant variant = Variant::kClassic3;
   bool two_decks = false;
   bool straight = true;       // STRAIGHT allowed
   bool trio_solo = true;      // TRIO_SOLO and PLANE_SOLO allowed
@@ -117,8 +149,8 @@ struct Rules {
   int cap = 1;                // single_kicker_rank_cap
   int max_cards = 20;         // the largest hand of the variant (bounds the action space)
 
-  int players() const { return kLayouts[variant].players; }
-  const Layout& layout() const { return kLayouts[variant]; }
+  int players() const { return spec().players; }
+  const VariantSpec& spec() const { return spec_of(variant); }
   int max_per_rank() const { return two_decks ? 8 : 4; }
   int max_joker() const { return two_decks ? 2 : 1; }
   /// Relaxed options can give one multiset several readings (docs/rules.md §4.4); the generator

@@ -35,7 +35,7 @@ void deal_physical(const Rules& r, uint64_t seed, uint64_t game, PhysicalDeal& o
 void deal_game(const Rules& r, uint64_t seed, uint64_t game, Counts* hands, int& landlord) {
   PhysicalDeal d;
   deal_physical(r, seed, game, d);
-  const Layout& l = r.layout();
+  const VariantSpec& l = r.spec();
   landlord = d.first_seat;
   int k = 0;
   for (int p = 0; p < l.players; ++p) {

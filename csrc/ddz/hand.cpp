@@ -15,19 +15,10 @@ const char* const kHandPhaseNames[kHandPhases] = {"CALL",    "ROB",     "FINAL_R
                                                   "FANSHEN", "YAPO",    "OPEN_CHOICE", "PLAY", "OVER"};
 const char* const kHandResultNames[5] = {"", "normal", "special", "void", "escape"};
 
-namespace {
-const char* const kClassicNames[] = {"CALL", "NO_CALL", "ROB", "NO_ROB", "SHOW", "NO_SHOW"};
-const char* const kTwopNames[] = {"SHOW_START", "NORMAL_START", "CALL", "NO_CALL",
-                                  "FANSHEN",    "NO_FANSHEN",   "YAPO", "NO_YAPO"};
-const char* const kBengbuNames[] = {"NO_CALL", "BID1", "BID2", "BID3", "GRAB", "OPEN", "CLOSED"};
-}  // namespace
-
-const char* const* const kDecisionNames[3] = {kClassicNames, kTwopNames, kBengbuNames};
-const int kDecisionCount[3] = {kClassicTokens, kTwopTokens, kBengbuTokens};
 
 // The phase graphs (ddz.hand.auction_*.TRANSITIONS, in their order).
 #define NO {kNone, kNone, kNone, kNone, kNone, kNone}
-const uint8_t kPhaseTokens[3][kHandPhases][6] = {
+const uint8_t kPhaseTokens[kVariants][kHandPhases][6] = {
     {/*CALL*/ {C_CALL, C_NO_CALL, kNone}, /*ROB*/ {C_ROB, C_NO_ROB, kNone}, /*FINAL_ROB*/ {C_ROB, C_NO_ROB, kNone},
      /*SHOW*/ {C_SHOW, C_NO_SHOW, kNone}, NO, NO, NO, NO, NO, NO, NO},
     {NO, NO, NO, NO, /*PRE_DEAL*/ {T_SHOW_START, T_NORMAL_START, kNone}, /*BID*/ {T_CALL, T_NO_CALL, kNone},
@@ -41,7 +32,7 @@ const uint8_t kPhaseTokens[3][kHandPhases][6] = {
 #define P(x) uint16_t(1u << HP_##x)
 // Rows by phase (HandPhase order), columns by token (the variant's token order).
 constexpr uint16_t kRob = P(ROB) | P(FINAL_ROB), kAfterBid = P(BID) | P(OPEN_CHOICE) | P(OVER);
-const uint16_t kLeadsTo[3][kHandPhases][8] = {
+const uint16_t kLeadsTo[kVariants][kHandPhases][8] = {
     {/*CALL: CALL, NO_CALL*/ {P(ROB) | P(SHOW), P(CALL) | P(OVER)},
      /*ROB: ROB, NO_ROB*/ {0, 0, kRob, kRob | P(SHOW)},
      /*FINAL_ROB: ROB, NO_ROB*/ {0, 0, P(SHOW), P(SHOW)},
@@ -84,8 +75,8 @@ int kitty_factor_of(Counts w, bool combine_max) {
 }
 
 int play_doubling(const Rules& r, const HandOptions& o, int bombs, int rockets) {
-  if (r.variant == 2) return 0;  // BENGBU4's bombs never double (bengbu_bomb_doubling is reserved)
-  return r.variant == 0 || o.rocket_doubles ? bombs : bombs - rockets;
+  if (r.variant == Variant::kBengbu4) return 0;  // BENGBU4's bombs never double (bengbu_bomb_doubling is reserved)
+  return r.variant == Variant::kClassic3 || o.rocket_doubles ? bombs : bombs - rockets;
 }
 
 namespace {
@@ -114,7 +105,7 @@ void factors_now(const Rules& r, const HandOptions& o, const HandState& h, const
   const int dbl = s ? doubling(r, o, h, *s) : 0;
   const int64_t bomb = int64_t(1) << dbl, spring = s && springs(r, *s) ? 2 : 1;
   switch (r.variant) {
-    case 0:
+    case Variant::kClassic3:
       out.add("rob", classic_rob(o, h));
       out.add("show", h.showed ? 2 : 1);
       out.add("kitty", h.kitty_f);
@@ -122,7 +113,7 @@ void factors_now(const Rules& r, const HandOptions& o, const HandState& h, const
       out.add("spring", spring);
       out.multiplier = classic_rob(o, h) * (h.showed ? 2 : 1) * h.kitty_f * bomb * spring;
       return;
-    case 1:
+    case Variant::kTwoP:
       out.add("show_start", twop_show(o, h));
       out.add("fanshen", twop_fanshen(h));
       out.add("bomb", bomb);
@@ -145,7 +136,7 @@ void outcome_of_play(const Rules& r, const HandOptions& o, const HandState& h, c
   out.anti_spring = s.anti_spring(r);
   out.bombs = doubling(r, o, h, s);
   switch (r.variant) {
-    case 0: {  // §6: X = base x initial multiplier x D; the landlord +2X / -2X (-X under A16, each farmer +floor(X/2))
+    case Variant::kClassic3: {  // §6: X = base x initial multiplier x D; the landlord +2X / -2X (-X under A16, each farmer +floor(X/2))
       const int64_t d = out.multiplier;
       out.unit = d;
       out.robs = h.robs;
@@ -155,7 +146,7 @@ void outcome_of_play(const Rules& r, const HandOptions& o, const HandState& h, c
       }
       return;
     }
-    case 1: {  // §7: X = I x m_act; the landlord +-2X (+-X zero-sum), the farmer -+X
+    case Variant::kTwoP: {  // §7: X = I x m_act; the landlord +-2X (+-X zero-sum), the farmer -+X
       const int64_t m = out.multiplier, role = o.zero_sum ? 1 : 2;
       out.unit = m;
       out.coef[L] = won ? role * m : -role * m;
@@ -435,7 +426,7 @@ void start_deal(const Rules& r, const HandOptions& o, HandState& h) {
   h.first_bidder = d.first_bidder;
   h.dealt = true;
   switch (r.variant) {
-    case 0:
+    case Variant::kClassic3:
       h.robs = h.nrobbers = h.no_calls = h.rq_len = h.rq_pos = 0;
       h.first_robber = h.last_robber = h.caller = kNone;
       h.showed = false;
@@ -443,7 +434,7 @@ void start_deal(const Rules& r, const HandOptions& o, HandState& h) {
       h.phase = HP_CALL;
       h.seat = h.first_bidder;
       return;
-    case 1:
+    case Variant::kTwoP:
       h.nshowers = h.pre_done = 0;
       h.pre_order[0] = d.first_to_decide;
       h.pre_order[1] = uint8_t(1 - d.first_to_decide);
@@ -492,9 +483,9 @@ void hand_deal(const Rules& r, const HandState& h, uint64_t k, HandDeal& out) {
 int hand_decisions(const Rules& r, const HandState& h, uint8_t* out) {
   if (h.phase >= HP_PLAY) return 0;
   int k = 0;
-  for (const uint8_t* t = kPhaseTokens[r.variant][h.phase]; k < 6 && *t != kNone; ++t) {
+  for (const uint8_t* t = kPhaseTokens[vi(r.variant)][h.phase]; k < 6 && *t != kNone; ++t) {
     // BENGBU4: a bid must be higher than the highest so far (B_BID1..3 are 1..3)
-    if (r.variant == 2 && *t >= B_BID1 && *t <= B_BID3 && *t <= h.high) continue;
+    if (r.variant == Variant::kBengbu4 && *t >= B_BID1 && *t <= B_BID3 && *t <= h.high) continue;
     out[k++] = *t;
   }
   return k;
@@ -504,8 +495,8 @@ void hand_decide(const Rules& r, const HandOptions& o, HandState& h, int token) 
   const int seat = h.seat;
   record(h, seat, token);
   switch (r.variant) {
-    case 0: classic_decide(r, o, h, seat, token); return;
-    case 1: twop_decide(r, o, h, seat, token); return;
+    case Variant::kClassic3: classic_decide(r, o, h, seat, token); return;
+    case Variant::kTwoP: twop_decide(r, o, h, seat, token); return;
     default: bengbu_decide(r, o, h, seat, token); return;
   }
 }
@@ -519,7 +510,7 @@ void hand_play(const Rules& r, const HandOptions& o, HandState& h, Counts cards,
 void hand_played(const Rules& r, const HandOptions& o, HandState& h, const PlayState& s, int seat) {
   if (s.over()) {
     finish(r, o, h, HR_NORMAL, &s);
-  } else if (r.variant == 1 && h.fanshen < 0 && !o.fanshen_before_lead && seat == h.landlord &&
+  } else if (r.variant == Variant::kTwoP && h.fanshen < 0 && !o.fanshen_before_lead && seat == h.landlord &&
              s.seat != h.landlord) {  // farmer_first_turn: the farmer decides before his first play action (A24)
     h.phase = HP_FANSHEN;
     h.seat = uint8_t(1 - h.landlord);
@@ -551,7 +542,7 @@ void hand_outcome(const Rules& r, const HandOptions& o, const HandState& h, cons
     return;
   }
   factors_now(r, o, h, s, out);
-  if (r.variant == 2 && h.landlord != kNone)
+  if (r.spec().bomb_limits && h.landlord != kNone)
     for (int p = 0; p < 4; ++p) out.limits[p] = h.limits[p];
   if (h.result == HR_NORMAL && s) outcome_of_play(r, o, h, *s, out);
 }
@@ -568,7 +559,7 @@ void hand_escape_outcome(const Rules& r, const HandOptions& o, const HandState& 
   out.landlord = h.landlord == kNone ? -1 : int8_t(h.landlord);
   out.landlord_factor = o.zero_sum ? 1 : 2;
   const bool landlord_known = h.landlord != kNone;
-  if (r.variant == 1) {  // docs/rules.md §9 "Escapes" (TWOP): the escapee pays A x E x I; the other
+  if (r.variant == Variant::kTwoP) {  // docs/rules.md §9 "Escapes" (TWOP): the escapee pays A x E x I; the other
                          // seat wins as at I x m_esc
     int bombs = s ? doubling(r, o, h, *s) : 0;
     for (int p = 0; held && p < 2; ++p) {  // every bomb of the hand counts, played or held (无论是否炸出)
@@ -612,7 +603,7 @@ void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h,
   const int dbl = s ? doubling(r, o, h, *s) : 0;
   const bool spr = s && springs(r, *s);
   switch (r.variant) {
-    case 0: {  // rob, show, kitty, bomb, spring
+    case Variant::kClassic3: {  // rob, show, kitty, bomb, spring
       out[0] = int8_t(log2_floor(classic_rob(o, h)));
       out[1] = h.showed ? 1 : 0;
       out[2] = int8_t(log2_floor(h.kitty_f));
@@ -620,7 +611,7 @@ void hand_factor_codes(const Rules& r, const HandOptions& o, const HandState& h,
       out[4] = spr ? 1 : 0;
       return;
     }
-    case 1:  // show_start (flag), fanshen, bomb, spring
+    case Variant::kTwoP:  // show_start (flag), fanshen, bomb, spring
       out[0] = h.nshowers ? 1 : 0;
       out[1] = int8_t(log2_floor(twop_fanshen(h)));
       out[2] = int8_t(dbl);
@@ -661,12 +652,12 @@ void hand_encode(const Rules& r, const HandOptions& o, const CompactLayout& L, c
     out[L.offset[CB_LANDLORD] + rel(h.landlord)] = 1;
   }
   hand_factor_codes(r, o, h, play ? &play->s : nullptr, out + L.offset[CB_FACTORS]);
-  const int width = kDecisionCount[r.variant] + n;
+  const int width = r.spec().decision_count + n;
   const int first = h.ndec > kAuctionSteps ? h.ndec - kAuctionSteps : 0;
   for (int a = first, row = 0; a < h.ndec; ++a, ++row) {
     const int k = a % kAuctionSteps;
     out[L.offset[CB_AUCTION] + width * row + h.dec_tok[k]] = 1;
-    out[L.offset[CB_AUCTION] + width * row + kDecisionCount[r.variant] + rel(h.dec_seat[k])] = 1;
+    out[L.offset[CB_AUCTION] + width * row + r.spec().decision_count + rel(h.dec_seat[k])] = 1;
   }
 }
 

@@ -65,23 +65,20 @@ enum TwopToken : uint8_t {
   T_SHOW_START, T_NORMAL_START, T_CALL, T_NO_CALL, T_FANSHEN, T_NO_FANSHEN, T_YAPO, T_NO_YAPO, kTwopTokens
 };
 enum BengbuToken : uint8_t { B_NO_CALL, B_BID1, B_BID2, B_BID3, B_GRAB, B_OPEN, B_CLOSED, kBengbuTokens };
-/// Each variant's token names in that order (checked against ddz.variants by the bindings).
-extern const char* const* const kDecisionNames[3];
-extern const int kDecisionCount[3];
+// the token names are the variant's spec row (core.hpp's kVariantSpecs), in this order
+static_assert(kClassicTokens == kVariantSpecs[vi(Variant::kClassic3)].decision_count, "CLASSIC3's tokens");
+static_assert(kTwopTokens == kVariantSpecs[vi(Variant::kTwoP)].decision_count, "TWOP's tokens");
+static_assert(kBengbuTokens == kVariantSpecs[vi(Variant::kBengbu4)].decision_count, "BENGBU4's tokens");
 
 /// The phase graph as data: the tokens a phase offers, in table order (BENGBU4's bids are
 /// then filtered by the highest bid so far). kNone ends a list.
 constexpr uint8_t kNone = 255;
-extern const uint8_t kPhaseTokens[3][kHandPhases][6];
+extern const uint8_t kPhaseTokens[kVariants][kHandPhases][6];
 
 /// Where each (phase, token) may lead: bit p set for HandPhase p (ddz.hand.auction_*.TRANSITIONS
 /// gives it to Python; hand_decide's callers check it). Indexed by token, 0 when the phase does
 /// not offer the token.
-extern const uint16_t kLeadsTo[3][kHandPhases][8];
-
-/// Whether a seat's escape ends the hand (docs/rules.md §9 "Escapes": TWOP and BENGBU4 settle it at once) or a
-/// bot takes the seat until the hand ends (CLASSIC3, §9 "Time"), by variant.
-constexpr bool kEscapeEnds[3] = {false, true, true};
+extern const uint16_t kLeadsTo[kVariants][kHandPhases][8];
 
 /// How a hand ended (HR_ESCAPE: a seat left it, ddz.Game.escape; the scores are then Python's).
 enum HandResult : uint8_t { HR_NONE, HR_NORMAL, HR_SPECIAL, HR_VOID, HR_ESCAPE };

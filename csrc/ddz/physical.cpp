@@ -41,7 +41,7 @@ bool PhysicalHands::pick(int seat, Counts ranks, IdSet& out) const {
 }
 
 PhysicalHands physical_hands(const Rules& r, const PhysicalDeal& d) {
-  const Layout& l = r.layout();
+  const VariantSpec& l = r.spec();
   PhysicalHands h;
   h.n = l.players;
   h.decks = l.decks;

@@ -15,14 +15,14 @@ int PlayState::bombs_total() const {
 }
 
 bool PlayState::spring(const Rules& r) const {
-  if (r.variant == 2 || !over() || !landlord_won()) return false;
+  if (!r.spec().springs || !over() || !landlord_won()) return false;
   for (int i = 0; i < n; ++i)
     if (i != landlord && plays[i]) return false;
   return true;
 }
 
 bool PlayState::anti_spring(const Rules& r) const {
-  return r.variant != 2 && over() && !landlord_won() && plays[landlord] == 1;
+  return r.spec().springs && over() && !landlord_won() && plays[landlord] == 1;
 }
 
 PlayState start_play(int players, const Counts* hands, int landlord, const uint8_t* limits) {

@@ -45,14 +45,14 @@ int rule_choose(const Rules& r, int phase, Counts hand, const uint8_t* toks, int
   const bool want = strength >= call_at, strong = strength >= double_at;
   const bool very = strength >= double_at + 4;
   switch (r.variant) {
-    case 0:
+    case Variant::kClassic3:
       switch (phase) {
         case HP_CALL: return pick(toks, n, C_CALL, C_NO_CALL, want);
         case HP_ROB: case HP_FINAL_ROB: return pick(toks, n, C_ROB, C_NO_ROB, strong);
         case HP_SHOW: return pick(toks, n, C_SHOW, C_NO_SHOW, very);
         default: return n - 1;
       }
-    case 1:
+    case Variant::kTwoP:
       switch (phase) {
         case HP_PRE_DEAL: return pick(toks, n, T_NORMAL_START, T_NORMAL_START, true);
         case HP_BID: return find(toks, n, T_CALL) >= 0 ? pick(toks, n, T_CALL, T_NO_CALL, want) : n - 1;

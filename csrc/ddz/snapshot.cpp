@@ -17,8 +17,8 @@
 
 namespace ddz {
 
-std::vector<int> deal_part_sizes(int variant) {
-  const Layout& L = kLayouts[variant];
+std::vector<int> deal_part_sizes(Variant variant) {
+  const VariantSpec& L = spec_of(variant);
   std::vector<int> parts(size_t(L.players), L.hand);
   parts.push_back(L.kitty);
   parts.push_back(L.aside);
@@ -83,7 +83,7 @@ struct Reader {
 void write_snapshot(const Snapshot& s, std::string& out) {
   out.append(kSnapshotMagic, 4);
   out.push_back(char(kSnapshotVersion));
-  out.push_back(char(s.variant));
+  out.push_back(char(vi(s.variant)));
   put_uvar(out, s.rules.size());
   out.append(s.rules);
   put_u64(out, s.seed);
@@ -118,9 +118,10 @@ void read_snapshot(const uint8_t* p, size_t n, Snapshot& s) {
   if (version < 1 || version > kSnapshotVersion)
     r.fail("version " + std::to_string(version) + " (this ddz reads versions 1.." + std::to_string(kSnapshotVersion) +
            ")");
-  s.variant = r.u8("the variant");
-  if (s.variant > 2) r.fail("variant " + std::to_string(s.variant) + " (0, 1 or 2)");
-  const Layout& L = kLayouts[s.variant];
+  const uint8_t variant = r.u8("the variant");
+  if (variant >= kVariants) r.fail("variant " + std::to_string(variant) + " (0, 1 or 2)");
+  s.variant = Variant(variant);
+  const VariantSpec& L = spec_of(s.variant);
   const size_t key = r.count("the rules' length", 1);
   s.rules.assign(reinterpret_cast<const char*>(p + r.at), key);
   r.at += key;
@@ -132,7 +133,7 @@ void read_snapshot(const uint8_t* p, size_t n, Snapshot& s) {
   s.first_bidder = r.u8("the first bidder");
   s.first_to_decide = r.u8("the first to decide");
   if (s.first_bidder != 0xFF && s.first_bidder >= L.players) r.fail("first bidder " + std::to_string(s.first_bidder));
-  if (s.first_to_decide != 0xFF && (s.variant != 1 || s.first_to_decide > 1))
+  if (s.first_to_decide != 0xFF && (!L.coin_toss || s.first_to_decide > 1))
     r.fail("first to decide " + std::to_string(s.first_to_decide) + " (TWOP's 0 or 1 only)");
   const size_t deck = size_t(54 * L.decks);
   const size_t ndeals = r.count("the number of deals", deck + 2);
@@ -149,7 +150,7 @@ void read_snapshot(const uint8_t* p, size_t n, Snapshot& s) {
     d.first_bidder = r.u8("a deal's first bidder");
     d.first_to_decide = r.u8("a deal's first to decide");
     if (d.first_bidder >= L.players) r.fail("deal " + std::to_string(k) + ": first bidder " + std::to_string(d.first_bidder));
-    if (s.variant == 1 ? d.first_to_decide > 1 : d.first_to_decide != 0xFF)
+    if (L.coin_toss ? d.first_to_decide > 1 : d.first_to_decide != 0xFF)
       r.fail("deal " + std::to_string(k) + ": first to decide " + std::to_string(d.first_to_decide));
   }
   const size_t nactions = r.count("the number of actions", 1);
@@ -164,7 +165,7 @@ void read_snapshot(const uint8_t* p, size_t n, Snapshot& s) {
     if (a.seat >= L.players) r.fail(what + ": seat " + std::to_string(a.seat));
     if (a.kind == SK_DECIDE) {
       a.token = r.u8("a decision");
-      if (a.token >= kDecisionCount[s.variant]) r.fail(what + ": decision " + std::to_string(a.token));
+      if (a.token >= L.decision_count) r.fail(what + ": decision " + std::to_string(a.token));
     } else if (a.kind == SK_PLAY) {
       a.play_kind = r.u8("a play's kind");
       if (a.play_kind >= kNumKinds) r.fail(what + ": kind of play " + std::to_string(a.play_kind));

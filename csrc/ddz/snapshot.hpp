@@ -38,7 +38,7 @@ struct SnapDeal {
 };
 
 struct Snapshot {
-  uint8_t variant = 0;
+  Variant variant = Variant::kClassic3;
   std::string rules;  // the rules' key: opaque to the core (Python's Rules name and options)
   uint64_t seed = 0;
   uint64_t base = 1, imult = 1;  // CLASSIC3's room stakes, 1..kMaxOptionValue
@@ -63,6 +63,6 @@ void read_snapshot(const uint8_t* p, size_t n, Snapshot& s);
 
 /// The cards of each part of a variant's deal, in order: the seats' hands, the kitty, the
 /// set-aside part (players() + 2 entries).
-std::vector<int> deal_part_sizes(int variant);
+std::vector<int> deal_part_sizes(Variant variant);
 
 }  // namespace ddz

@@ -122,7 +122,7 @@ void VectorEnv::score(const Table& tb, float* reward) const {
   const bool won = s.landlord_won();
   // BENGBU4: docs/rules.md §8 "Scoring, in points" with base 1, closed play: missiles shift,
   // the loser never receives
-  if (r_.variant == 2) {
+  if (r_.variant == Variant::kBengbu4) {
     float total = 0;
     for (int f = 0; f < n; ++f) {
       if (f == L) continue;

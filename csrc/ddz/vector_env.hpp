@@ -46,7 +46,7 @@ class VectorEnv {
   int pass_id() const { return int(index_.size()); }
   bool auction() const { return auction_; }
   /// Ids a step may name: plays, PASS, and in whole-hand mode the decisions.
-  int num_ids() const { return pass_id() + 1 + (auction_ ? kDecisionCount[r_.variant] : 0); }
+  int num_ids() const { return pass_id() + 1 + (auction_ ? r_.spec().decision_count : 0); }
   bool started() const { return started_; }
 
   /// Starts a new hand on every table (seed != nullptr: re-seeds and restarts the game counters).

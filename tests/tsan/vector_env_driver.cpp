@@ -19,8 +19,8 @@ namespace {
 
 Rules variant_rules(int v) {
   Rules r;
-  r.variant = v;
-  if (v == 2) {  // BENGBU4: two decks, no straights or single kickers, the line trio chains
+  r.variant = Variant(v);
+  if (r.variant == Variant::kBengbu4) {  // BENGBU4: two decks, no straights or single kickers, the line trio chains
     r.two_decks = true;
     r.straight = r.trio_solo = r.four_two = false;
     r.trio_chain = 1;

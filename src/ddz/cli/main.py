@@ -17,6 +17,7 @@ from rich.table import Table
 from .._core import CardError, MoveError, legal_moves
 from ..hand.game import Game
 from ..core.rules import Rules
+from ..core.variants import VARIANT
 from ..search.simulate import simulate
 from . import solve as _cli_solve
 from . import train as _cli_train
@@ -110,7 +111,7 @@ def _selfplay(args: argparse.Namespace, con: Console, out: Optional[TextIO]) -> 
         ("bombs per game", f"{s['bombs_per_game']:.4f}"),
         ("rockets per game", f"{s['rockets_per_game']:.4f}"),
     ]
-    if rules.variant == "bengbu":  # BENGBU4 has missiles and no spring or play multiplier (docs/rules.md §8)
+    if not VARIANT[rules.variant].springs:  # BENGBU4: missiles, and no spring or play multiplier (docs/rules.md §8)
         rows.append(("missiles per game", f"{s['missiles_per_game']:.4f}"))
     else:
         rows += [("average play multiplier (bombs, spring)", f"{play_mult:.3f}"),
@@ -184,12 +185,12 @@ def bench_rows(args: argparse.Namespace) -> List[Tuple[str, float, str]]:
              rate(lambda: [count_moves(h, classic) for h in hands], len(hands)), NO_HEADLINE_PER_CALL),
             ("33-card BENGBU4 lead counts, batch count_only (hands)",
              rate(lambda: legal_moves_batch(words33, bengbu, count_only=True), len(hands33)), NO_HEADLINE_COUNT)]
-    for variant in ("classic", "two_player", "bengbu"):
-        r = getattr(Rules, variant)()
+    headline = {"classic": f"{README_SIMULATE}: the 1-thread figure"}  # the README's row is CLASSIC3's
+    for variant in VARIANT:  # each variant once (the presets are its option sets)
+        r = Rules.named(variant)
         rows.append((f"simulate {variant} random games, 1 thread (games)",
                      rate(lambda: simulate(r, args.games, 'random', args.seed), args.games),
-                     f"{README_SIMULATE}: the 1-thread figure" if variant == "classic"
-                     else "none: the headline is CLASSIC3's"))
+                     headline.get(variant, "none: the headline is CLASSIC3's")))
     return rows
 
 
@@ -222,7 +223,7 @@ def _cmd_bench(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int
 
 def _print_view(con: Console, name: str, view: Dict[str, Any]) -> int:
     """A ddz-view record: what one seat (or a spectator) saw; hidden cards are not in it."""
-    decks = 2 if view["rules"]["variant"] == "bengbu" else 1
+    decks = VARIANT[view["rules"]["variant"]].decks
     seat = view["seat"]
     who = "a spectator" if seat is None else f"seat {seat}"
     con.print(f"[bold]view[/] {name}: what {who} saw, {view['rules']['variant']}, "

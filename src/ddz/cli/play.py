@@ -26,6 +26,7 @@ from ..hand.game import Game
 from ..hand.tricks import Tricks
 from ..draw.words import action_words, format_factors
 from ..core.rules import RULES_NAMES, Rules
+from ..core.variants import VARIANT
 
 __all__ = ["VARIANTS", "BOT_KINDS", "rules_of", "neural_bot", "show_cards", "play_markup", "format_factors", "print_result", "run_play",
            "DECISION_HELP"]
@@ -173,7 +174,7 @@ class _Screen:
                   ", ".join(f"seat {s}: {n}" for s, n in enumerate(obs["cards_left"])) +
                   f" · {format_factors(obs['factors'], obs['multiplier'], obs['phase'])}[/]")
         ps = g.play_state
-        if ps is not None and g.rules.variant == "bengbu" and any(x is not None for x in ps.bomb_limits):
+        if ps is not None and VARIANT[g.rules.variant].bomb_limits and any(x is not None for x in ps.bomb_limits):
             con.print("[dim]bomb limits: " + ", ".join(
                 f"seat {s}: {'no limit' if x is None else f'{ps.bombs_played(s)}/{x} used'}"
                 for s, x in enumerate(ps.bomb_limits)) + "[/]")

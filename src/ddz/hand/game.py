@@ -125,10 +125,10 @@ class Game(TablePolicy):
             first_bidder = int_arg(first_bidder, "first_bidder", 0, n - 1)
         if first_to_decide is not None:
             first_to_decide = int_arg(first_to_decide, "first_to_decide", 0, n - 1)
-        if variant != "classic" and (base != 1 or initial_multiplier != 1):
+        if not VARIANT[variant].stakes and (base != 1 or initial_multiplier != 1):
             raise ArgumentError("base= and initial_multiplier= are CLASSIC3's room stakes (docs/rules.md §6); TWOP's "
                                 "initial multiplier is the option twop_initial_multiplier, BENGBU4's base is the bid")
-        if first_to_decide is not None and variant != "two_player":
+        if first_to_decide is not None and not VARIANT[variant].coin_toss:
             raise ArgumentError("first_to_decide exists only in TWOP (the PRE_DEAL phase, docs/rules.md §7)")
         self._spec = _Spec(rules, base, initial_multiplier, ())  # _injected_deal reads the rules' facts
         scripted: List[Dict[str, Any]] = [dict(d) for d in _deals] if _deals else []
@@ -216,13 +216,13 @@ class Game(TablePolicy):
             kit = take(kitty, "the kitty")
             if len(kit) != VARIANT[v].kitty:
                 raise ArgumentError(f"the kitty holds {VARIANT[v].kitty} cards, got {len(kit)}")
-        elif v == "two_player":  # three of the cards left, in the order the dealer shuffled them
+        elif VARIANT[v].aside:  # TWOP: three of the cards left, in the order the dealer shuffled them
             left = set(rest)
             kit = take(ranks_of([c for c in order if c in left][:VARIANT[v].kitty]), "the kitty")
         else:
             kit = rest
         rest = sorted(c for ids in pool.values() for c in ids)
-        if v == "two_player":
+        if VARIANT[v].aside:
             if aside is not None:
                 aside_ids = take(aside, "the set-aside cards")
                 if len(aside_ids) != VARIANT[v].aside:
@@ -236,7 +236,7 @@ class Game(TablePolicy):
         return {"hands": dealt, "kitty": kit, "aside": aside_ids,
                 "first_bidder": first_bidder if first_bidder is not None else first_seat,
                 "first_to_decide": (first_to_decide if first_to_decide is not None else coin)
-                if v == "two_player" else None}
+                if VARIANT[v].coin_toss else None}
 
     @property
     def _deals(self) -> List[Dict[str, Any]]:

@@ -130,7 +130,7 @@ def _deal(dl: Any, i: int, rules: Rules) -> Dict[str, Any]:
         raise RecordError(f"{what} does not hold every card of the deck exactly once")
     first_bidder = _int(dl, "first_bidder", 0, n - 1, what)
     ftd = dl.get("first_to_decide")
-    if v == "two_player":
+    if VARIANT[v].coin_toss:
         ftd = _int(dl, "first_to_decide", 0, 1, what)
     elif ftd is not None:
         raise RecordError(f"{what}: first_to_decide exists only in two_player records")

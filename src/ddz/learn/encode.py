@@ -122,7 +122,7 @@ class _Rows:
         return _core._compact(
             rules, len(VARIANT[variant].decisions),
             np.array(self.starts, dtype=np.uint64).reshape(-1, n), np.array(self.landlords, dtype=np.int64),
-            np.array(self.limits, dtype=np.int64).reshape(-1, n) if variant == "bengbu" else None,
+            np.array(self.limits, dtype=np.int64).reshape(-1, n) if VARIANT[variant].bomb_limits else None,
             np.array(self.actions, dtype=np.uint64), np.array(self.offsets, dtype=np.int64),
             np.array(self.seats, dtype=np.int64), np.array(self.shown, dtype=np.int64),
             np.array(self.kitty, dtype=np.uint64), out)
@@ -183,7 +183,7 @@ def compact_batch(states: Sequence[Any], seats: Sequence[int],
     if all(isinstance(st, PlayState) for st in states):  # the logs straight from the core
         starts, landlords, limits, actions, offsets = _core._play_logs(states)
         return _core._compact(rules, len(VARIANT[variant].decisions), starts, landlords,
-                              limits if variant == "bengbu" else None, actions, offsets,
+                              limits if VARIANT[variant].bomb_limits else None, actions, offsets,
                               np.array([_seat(s, n) for s in seats], dtype=np.int64), None, None, out)
     width = _layout(variant)["auction"].stop
     if out is None:

@@ -243,26 +243,36 @@ def reported_params(rules: Rules, params: Mapping[str, Any]) -> Dict[str, Any]:
     return {**params, **{n: rules.options[n] for n in PLAY_OPTIONS if n in GAME_OPTIONS[rules.variant]}}
 
 
+def _classic_bound(o: Any, v: Any, bombs: int) -> float:
+    rob = min(2 ** 3, o["classic_rob_cap"])                # three robs at most
+    d = rob * 2 * 4 * 2 ** bombs * 2                         # show, kitty (4 at most), bombs, spring
+    return 2.0 * d                                           # the landlord wins or loses 2X
+
+
+def _twop_bound(o: Any, v: Any, bombs: int) -> float:
+    show = 5 ** 2 if o["twop_show_start_stacks"] else 5
+    m = show * 4 * 2 ** bombs * 2                            # show, 翻身 + 压迫, bombs, spring
+    return 2.0 * float(o["twop_initial_multiplier"]) * m
+
+
+def _bengbu_bound(o: Any, v: Any, bombs: int) -> float:
+    missiles = 1 if o["bengbu_missiles_once_per_player"] else (v.max_hand - 4) // 7 + 1
+    play = 3 * 3 * (3 + missiles)                            # three farmers, base 3, win factor 3
+    special = 3 * (30 * 3 + 6 if o["bengbu_special_per_instance"] else 36)
+    return float(max(play, special))
+
+
+# each variant's largest score: its own multipliers (docs/rules.md §6, §7, §8)
+_SCORE_BOUND = {"classic": _classic_bound, "two_player": _twop_bound, "bengbu": _bengbu_bound}
+
+
 def utility_bounds(rules: Rules) -> Tuple[float, float]:
     """True (not tight) bounds ``(min, max)`` of any seat's score in a hand under ``rules``
     (see the module docstring). Escapes cannot happen in OpenSpiel and are not counted."""
-    o = rules.options
     v = VARIANT[rules.variant]
     in_play = v.players * v.hand + v.kitty
     bombs = min(13, (in_play - 2) // (4 * v.decks)) + 1       # four of a kind per rank, and the rocket
-    if rules.variant == "classic":
-        rob = min(2 ** 3, o["classic_rob_cap"])                # three robs at most
-        d = rob * 2 * 4 * 2 ** bombs * 2                         # show, kitty (4 at most), bombs, spring
-        bound = 2.0 * d                                          # the landlord wins or loses 2X
-    elif rules.variant == "two_player":
-        show = 5 ** 2 if o["twop_show_start_stacks"] else 5
-        m = show * 4 * 2 ** bombs * 2                            # show, 翻身 + 压迫, bombs, spring
-        bound = 2.0 * float(o["twop_initial_multiplier"]) * m
-    else:
-        missiles = 1 if o["bengbu_missiles_once_per_player"] else (v.max_hand - 4) // 7 + 1
-        play = 3 * 3 * (3 + missiles)                            # three farmers, base 3, win factor 3
-        special = 3 * (30 * 3 + 6 if o["bengbu_special_per_instance"] else 36)
-        bound = float(max(play, special))
+    bound = _SCORE_BOUND[v.name](rules.options, v, bombs)
     return -bound, bound
 
 
@@ -279,7 +289,7 @@ def max_game_length(rules: Rules) -> int:
 
 def _game_type(variant: str) -> Any:
     v = VARIANT[variant]
-    zero_sum = variant != "two_player"
+    zero_sum = v.zero_sum
     return pyspiel.GameType(
         short_name=GAME_NAMES[variant],
         long_name=f"ddz {v.title} (Dou Dizhu)",
@@ -316,7 +326,7 @@ class DdzOpenSpielGame(pyspiel.Game):
             num_players=rules.players,
             min_utility=low,
             max_utility=high,
-            utility_sum=None if self.variant == "two_player" else 0.0,
+            utility_sum=0.0 if VARIANT[self.variant].zero_sum else None,
             max_game_length=max_game_length(rules))
         super().__init__(_GAME_TYPES[self.variant], info, reported_params(rules, params))
         layout = tuple(sorted(compact_layout(rules).items(), key=lambda kv: kv[1].start))

@@ -28,6 +28,7 @@ import math
 from fractions import Fraction
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 from ..core.errors import ArgumentError, ArgumentTypeError, shown
+from ..core.variants import VARIANT
 
 __all__ = ["Matchmaker", "MATCH_TIERS"]
 
@@ -115,7 +116,7 @@ class Matchmaker:
         (``rules.options["match_stage2_after_s"]`` / ``["match_stage3_after_s"]``,
         docs/rules.md §11)."""
         variant = getattr(rules, "variant", None)
-        if variant != "classic":
+        if variant not in VARIANT or not VARIANT[variant].matchmaking:
             raise ArgumentError(f"matchmaking is defined for CLASSIC3 rules only (docs/rules.md §9), not variant {shown(variant)}")
         opts = rules.options
         try:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from numbers import Rational
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..core.variants import VARIANT
 from ..hand.scoring import GameResult
@@ -85,6 +85,77 @@ def _exact(field: str, v: Any) -> Fraction:
     if isinstance(v, Decimal) and not v.is_finite():
         raise ArgumentError(f"{field} must be finite, not {shown(v)}")
     return Fraction(v)
+
+
+# ---- each variant's rooms: their fields' checks and defaults, how they settle ------------
+
+def _put(room: "Room", f: str, v: Any) -> None:
+    object.__setattr__(room, f, v)  # a frozen dataclass's default, set once in __post_init__
+
+
+def _check_classic_room(room: "Room") -> None:
+    if room.base is None:
+        raise ArgumentError("base (初始底注) is required for a 'classic' room")
+    _check_int("base", room.base, 1)
+    if room.initial_multiplier is None:
+        _put(room, "initial_multiplier", 1)
+    _check_int("initial_multiplier", room.initial_multiplier, 1)
+    if room.rake_percent is None:
+        _put(room, "rake_percent", 0)
+    _check_int("rake_percent", room.rake_percent, 0, 100)
+    if room.cap is not None:
+        _check_int("cap", room.cap, 1)
+
+
+def _check_twop_room(room: "Room") -> None:
+    if room.kind not in ("score", "coin"):
+        raise ArgumentError(f"kind must be 'score' or 'coin' for a 'two_player' room, not {shown(room.kind)}")
+    if room.base is None:
+        _put(room, "base", 1)
+    if not _is_int(room.base) or room.base != 1:
+        raise ArgumentError(f"base must be 1 in a 'two_player' room (底分 = 1, docs/rules.md §7), "
+                            f"not {shown(room.base)}")
+    if room.initial_multiplier is None:
+        _put(room, "initial_multiplier", 1)
+    _check_int("initial_multiplier", room.initial_multiplier, 1)
+    if room.kind == "score":
+        for f in _COIN_ONLY:
+            if getattr(room, f) is not None:
+                raise ArgumentError(f"{shown(f)} applies only to a coin room (kind='coin'), not to a score room")
+        return
+    if room.coefficient is None:
+        raise ArgumentError("coefficient (房间系数 N) is required for a coin room")
+    _check_int("coefficient", room.coefficient, 1)
+    if room.win_factor is None:
+        _put(room, "win_factor", 0.9)
+    wf = _exact("win_factor", room.win_factor)
+    if not 0 < wf <= 1:
+        raise ArgumentError(f"win_factor must be in (0, 1], not {shown(room.win_factor)}")
+    if room.max_win_factor is None:
+        _put(room, "max_win_factor", 1)
+    mwf = _exact("max_win_factor", room.max_win_factor)
+    if not mwf > 0:
+        raise ArgumentError(f"max_win_factor must be > 0, not {shown(room.max_win_factor)}")
+    _put(room, "_wf", wf)
+    _put(room, "_mwf", mwf)
+
+
+def _twop_room_options(room: "Room") -> Dict[str, Any]:
+    opts: Dict[str, Any] = {"twop_initial_multiplier": room.initial_multiplier}
+    if room.kind == "coin":
+        opts["twop_room_coefficient"] = room.coefficient
+        if room.max_win_factor != 1:
+            opts["twop_max_win_factor"] = room.max_win_factor
+        if room.win_factor != 0.9:
+            opts["twop_coin_win_factor"] = room.win_factor
+    return opts
+
+
+def _check_bengbu_room(room: "Room") -> None:
+    if room.point_value is None:
+        _put(room, "point_value", 1)
+    _check_int("point_value", room.point_value, 1)
+
 
 
 @dataclass(frozen=True, repr=False)
@@ -142,86 +213,32 @@ class Room:
         for f in _ALL_OPTIONAL:
             if f not in own and getattr(self, f) is not None:
                 raise ArgumentError(f"{shown(f)} does not apply to a {shown(self.variant)} room (leave it unset)")
-        put = lambda f, v: object.__setattr__(self, f, v)  # noqa: E731 (frozen dataclass)
-        if self.variant == "classic":
-            if self.base is None:
-                raise ArgumentError("base (初始底注) is required for a 'classic' room")
-            _check_int("base", self.base, 1)
-            if self.initial_multiplier is None:
-                put("initial_multiplier", 1)
-            _check_int("initial_multiplier", self.initial_multiplier, 1)
-            if self.rake_percent is None:
-                put("rake_percent", 0)
-            _check_int("rake_percent", self.rake_percent, 0, 100)
-            if self.cap is not None:
-                _check_int("cap", self.cap, 1)
-        elif self.variant == "two_player":
-            if self.kind not in ("score", "coin"):
-                raise ArgumentError(f"kind must be 'score' or 'coin' for a 'two_player' room, not {shown(self.kind)}")
-            if self.base is None:
-                put("base", 1)
-            if not _is_int(self.base) or self.base != 1:
-                raise ArgumentError(f"base must be 1 in a 'two_player' room (底分 = 1, docs/rules.md §7), "
-                                 f"not {shown(self.base)}")
-            if self.initial_multiplier is None:
-                put("initial_multiplier", 1)
-            _check_int("initial_multiplier", self.initial_multiplier, 1)
-            if self.kind == "score":
-                for f in _COIN_ONLY:
-                    if getattr(self, f) is not None:
-                        raise ArgumentError(f"{shown(f)} applies only to a coin room (kind='coin'), not to a score room")
-            else:
-                if self.coefficient is None:
-                    raise ArgumentError("coefficient (房间系数 N) is required for a coin room")
-                _check_int("coefficient", self.coefficient, 1)
-                if self.win_factor is None:
-                    put("win_factor", 0.9)
-                wf = _exact("win_factor", self.win_factor)
-                if not 0 < wf <= 1:
-                    raise ArgumentError(f"win_factor must be in (0, 1], not {shown(self.win_factor)}")
-                if self.max_win_factor is None:
-                    put("max_win_factor", 1)
-                mwf = _exact("max_win_factor", self.max_win_factor)
-                if not mwf > 0:
-                    raise ArgumentError(f"max_win_factor must be > 0, not {shown(self.max_win_factor)}")
-                object.__setattr__(self, "_wf", wf)
-                object.__setattr__(self, "_mwf", mwf)
-        else:
-            if self.point_value is None:
-                put("point_value", 1)
-            _check_int("point_value", self.point_value, 1)
+        _ROOM_KINDS[self.variant].check(self)
 
     @property
     def players(self) -> int:
         """The number of seats of the room's variant."""
         return VARIANT[self.variant].players
 
+    def rules_options(self) -> Dict[str, Any]:
+        """The rules options this room's hands are played with: the room's stakes and terms as the
+        variant's options (TWOP's initial multiplier and coin-room terms, BENGBU4's point value),
+        so that ``settle`` finds a hand's result consistent with the room; CLASSIC3's stakes are
+        the ``Game``'s ``base`` and ``initial_multiplier``, not options (``{}``). Options left at
+        their defaults are left out.
+
+        >>> ROOMS["coin_junior"].rules_options()
+        {'twop_initial_multiplier': 1, 'twop_room_coefficient': 100}
+        >>> from ddz import Rules
+        >>> Rules.named("bengbu", **ROOMS["bengbu_300"].rules_options()).options["bengbu_point_value"]
+        300
+        """
+        return _ROOM_KINDS[self.variant].options(self)
+
     def __repr__(self) -> str:
         fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__dataclass_fields__
                            if getattr(self, f) is not None)
         return f"Room({fields})"
-
-
-ROOMS: Dict[str, Room] = {}
-for _room in (
-    # CLASSIC3 (docs/rules.md §9, "Rooms")
-    Room("novice", "classic", base=25, initial_multiplier=10, rake_percent=1, cap=3000),
-    Room("intermediate", "classic", base=50, initial_multiplier=20, rake_percent=3, cap=50000),
-    Room("advanced", "classic", base=100, initial_multiplier=30, rake_percent=9, cap=80000),
-    # TWOP (docs/rules.md §9, "Rooms"; A28)
-    Room("score", "two_player", kind="score", initial_multiplier=1),
-    Room("coin_junior", "two_player", kind="coin", coefficient=100, initial_multiplier=1),
-    # BENGBU4 A45 (the document's example: 1 point = 300 两)
-    Room("bengbu", "bengbu", point_value=1),
-    Room("bengbu_300", "bengbu", point_value=300),
-):
-    ROOMS[_room.name] = _room
-# the tiers' Chinese names are aliases of the same Room objects
-ROOMS["新手场"] = ROOMS["novice"]
-ROOMS["中级场"] = ROOMS["intermediate"]
-ROOMS["高级场"] = ROOMS["advanced"]
-ROOMS["初级"] = ROOMS["coin_junior"]
-del _room
 
 
 @dataclass(frozen=True)
@@ -312,25 +329,12 @@ def settle(result: GameResult, room: Room, coins_before: Sequence[int]) -> Settl
         return Settlement(room.name, v, kind, 0, coins, zero, zero, zero, zero, coins, 0)
     if kind not in ("normal", "special", "escape"):
         raise ArgumentError(f"result.kind must be 'normal', 'special', 'escape' or 'void', not {shown(kind)}")
-    if v == "classic":
-        if kind != "normal":
-            why = ("CLASSIC3 has no escape settlement: a bot plays the seat and the hand is settled normally "
-                   "(docs/rules.md §9)" if kind == "escape" else
-                   "special hands at the deal (天炸/天尊) exist only in BENGBU4")
-            raise ArgumentError(f"result.kind {shown(kind)} does not apply to CLASSIC3: {why}")
-        loss_factor = terms.get("loss_factor", 2)
-        if not _is_int(loss_factor) or loss_factor not in (1, 2):
-            raise ArgumentError(f"result.terms['loss_factor'] must be 2 or 1 (classic_landlord_loss_factor), "
-                                f"not {shown(loss_factor)}")
-        return _classic(result, room, coins, loss_factor)
-    if v == "two_player":
-        if kind == "special":
-            raise ArgumentError("result.kind 'special' does not apply to TWOP: special hands at the deal "
-                             "(天炸/天尊) exist only in BENGBU4")
-        _same_terms(room, terms)
-        return _twop_escape(result, room, coins) if kind == "escape" else _twop(result, room, coins)
-    _same_terms(room, terms)
-    return _bengbu(result, room, coins)
+    spec = VARIANT[v]
+    if (kind == "escape" and not spec.escape_ends) or (kind == "special" and not spec.deal_specials):
+        why = (f"{spec.title} has no escape settlement: a bot plays the seat and the hand is settled normally "
+               "(docs/rules.md §9)" if kind == "escape" else "special hands at the deal (天炸/天尊) exist only in BENGBU4")
+        raise ArgumentError(f"result.kind {shown(kind)} does not apply to {spec.title}: {why}")
+    return _ROOM_KINDS[v].settle(result, room, coins, terms)
 
 
 # room field -> (the result term, the rules option that sets it, binds only in coin rooms):
@@ -365,7 +369,7 @@ def _coins(coins_before: Any, room: Room) -> Tuple[int, ...]:
         raise ArgumentError(f"coins_before has {len(coins_before)} entries but room {shown(room.name)} "
                          f"({_VARIANT_NAME[room.variant]}) has {n} seats")
     out = []
-    may_be_negative = room.variant == "bengbu" or room.kind == "score"
+    may_be_negative = _ROOM_KINDS[room.variant].points or room.kind == "score"
     for i, c in enumerate(coins_before):
         if not is_int(c):  # Python or numpy integers, never bools
             raise ArgumentTypeError(f"coins_before[{i}] must be an int, not {shown(c)}")
@@ -588,3 +592,64 @@ def _bengbu(result: GameResult, room: Room, coins: Tuple[int, ...]) -> Settlemen
     money = tuple(s * _need(room.point_value) for s in sc)
     return Settlement(room.name, "bengbu", result.kind, _need(room.point_value), coins, money, money, (0,) * 4, money,
                       tuple(c + d for c, d in zip(coins, money)), 0)
+
+
+def _settle_classic(result: GameResult, room: Room, coins: Tuple[int, ...], terms: Dict[str, Any]) -> Settlement:
+    loss_factor = terms.get("loss_factor", 2)
+    if not _is_int(loss_factor) or loss_factor not in (1, 2):
+        raise ArgumentError(f"result.terms['loss_factor'] must be 2 or 1 (classic_landlord_loss_factor), "
+                            f"not {shown(loss_factor)}")
+    return _classic(result, room, coins, loss_factor)
+
+
+def _settle_twop(result: GameResult, room: Room, coins: Tuple[int, ...], terms: Dict[str, Any]) -> Settlement:
+    _same_terms(room, terms)
+    return _twop_escape(result, room, coins) if result.kind == "escape" else _twop(result, room, coins)
+
+
+def _settle_bengbu(result: GameResult, room: Room, coins: Tuple[int, ...], terms: Dict[str, Any]) -> Settlement:
+    _same_terms(room, terms)
+    return _bengbu(result, room, coins)
+
+
+@dataclass(frozen=True)
+class _RoomKind:
+    """What a variant's rooms are (docs/rules.md §9): ``check`` validates a room's fields and
+    sets their defaults, ``options`` gives the rules options its hands are played with,
+    ``settle`` turns a result (of a kind the variant has) into coins, ``points``: its balances
+    are points, which may go below zero (else coins, except in a score room)."""
+    check: Callable[[Room], None]
+    options: Callable[[Room], Dict[str, Any]]
+    settle: Callable[[GameResult, Room, Tuple[int, ...], Dict[str, Any]], Settlement]
+    points: bool
+
+
+_ROOM_KINDS: Dict[str, _RoomKind] = {
+    "classic": _RoomKind(_check_classic_room, lambda room: {}, _settle_classic, points=False),
+    "two_player": _RoomKind(_check_twop_room, _twop_room_options, _settle_twop, points=False),
+    "bengbu": _RoomKind(_check_bengbu_room, lambda room: {"bengbu_point_value": room.point_value}, _settle_bengbu,
+                        points=True),
+}
+assert set(_ROOM_KINDS) == set(VARIANT), "every variant has its rooms"
+
+
+ROOMS: Dict[str, Room] = {}
+for _room in (
+    # CLASSIC3 (docs/rules.md §9, "Rooms")
+    Room("novice", "classic", base=25, initial_multiplier=10, rake_percent=1, cap=3000),
+    Room("intermediate", "classic", base=50, initial_multiplier=20, rake_percent=3, cap=50000),
+    Room("advanced", "classic", base=100, initial_multiplier=30, rake_percent=9, cap=80000),
+    # TWOP (docs/rules.md §9, "Rooms"; A28)
+    Room("score", "two_player", kind="score", initial_multiplier=1),
+    Room("coin_junior", "two_player", kind="coin", coefficient=100, initial_multiplier=1),
+    # BENGBU4 A45 (the document's example: 1 point = 300 两)
+    Room("bengbu", "bengbu", point_value=1),
+    Room("bengbu_300", "bengbu", point_value=300),
+):
+    ROOMS[_room.name] = _room
+# the tiers' Chinese names are aliases of the same Room objects
+ROOMS["新手场"] = ROOMS["novice"]
+ROOMS["中级场"] = ROOMS["intermediate"]
+ROOMS["高级场"] = ROOMS["advanced"]
+ROOMS["初级"] = ROOMS["coin_junior"]
+del _room

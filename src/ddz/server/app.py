@@ -26,6 +26,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from ..core.variants import VARIANT
 from ..rooms.matchmaking import MATCH_TIERS, Matchmaker
 from ..rooms.room import ROOMS, Room
 from ..search.bots import Bot
@@ -229,10 +230,12 @@ class Server:
         # can resume and get the result; ``missed``: such players -> their table
         self.finished: Dict[str, Table] = {}
         self.missed: Dict[str, Table] = {}
-        self.queues: Dict[str, Deque[str]] = {r: deque() for r, room in self.rooms.items() if room.variant != "classic"}
+        # CLASSIC3's tiers are filled by matchmakers (docs/rules.md §9, "Matchmaking"); other rooms seat as players come
+        self.queues: Dict[str, Deque[str]] = {r: deque() for r, room in self.rooms.items()
+                                              if not VARIANT[room.variant].matchmaking}
         self.matchmakers: Dict[str, Matchmaker] = {
             r: Matchmaker(r, stage2_after_s=self.config.stage2_after_s, stage3_after_s=self.config.stage3_after_s)
-            for r, room in self.rooms.items() if room.variant == "classic" and r in MATCH_TIERS}
+            for r, room in self.rooms.items() if VARIANT[room.variant].matchmaking and r in MATCH_TIERS}
         self.waiting: Dict[str, str] = {}          # player -> room it waits for
         self.sessions: Dict[str, Session] = {}     # player -> its latest connection
         self.connections: Set[Session] = set()     # every open connection (logout closes all of an account's)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
+from ..core.variants import VARIANT
 from ..hand.game import Game
 from ..core.cards import card_name, deck_ids
 from ..hand.record import read_game
@@ -86,7 +87,7 @@ def check_messages(record: str, seat: Optional[int], messages: List[Dict[str, An
     for that seat at that point of the hand, a card name anywhere else in any message.
     ``[]`` when all is well."""
     views = views if views is not None else observations(record)
-    decks = json.loads(record)["rules"]["variant"] == "bengbu" and 2 or 1
+    decks = VARIANT[json.loads(record)["rules"]["variant"]].decks
     names = {card_name(c, decks) for c in deck_ids(decks)}
     problems = []
     view: Optional[Dict[str, Any]] = None

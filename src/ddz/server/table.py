@@ -26,6 +26,7 @@ from ..hand.game import Game
 from .._core import IllegalAction
 from ..rooms.room import Room, settle
 from ..core.rules import Rules
+from ..core.variants import VARIANT
 from ..search.bots import Bot
 from .protocol import ProtocolError
 
@@ -90,27 +91,16 @@ def room_rules(room: Room) -> Rules:
 
 
 def _new_rules(room: Room) -> Rules:
-    if room.variant == "classic":
-        return Rules.classic()
-    if room.variant == "two_player":
-        opts: Dict[str, Any] = {"twop_initial_multiplier": room.initial_multiplier}
-        if room.kind == "coin":
-            opts["twop_room_coefficient"] = room.coefficient
-            if room.max_win_factor != 1:
-                opts["twop_max_win_factor"] = room.max_win_factor
-            if room.win_factor != 0.9:
-                opts["twop_coin_win_factor"] = room.win_factor
-        return Rules.two_player(**opts)
-    return Rules.bengbu(bengbu_point_value=room.point_value)
+    return Rules.named(room.variant, **room.rules_options())
+
+
+# the ledgers (storage.LEDGERS) other than coins: BENGBU4's points, TWOP's score rooms
+_LEDGERS = {("bengbu", None): "bengbu", ("two_player", "score"): "twop_score"}
 
 
 def ledger_of(room: Room) -> str:
     """Which balance a room's settlements change (storage.LEDGERS)."""
-    if room.variant == "bengbu":
-        return "bengbu"
-    if room.variant == "two_player" and room.kind == "score":
-        return "twop_score"
-    return "coins"
+    return _LEDGERS.get((room.variant, room.kind), "coins")
 
 
 def _bomb_limits(game: Game) -> Optional[List[Optional[int]]]:
@@ -364,7 +354,7 @@ class Table:
         return {"bomb_limits": _bomb_limits(g), "room": self.room.name, "variant": self.room.variant,
                 "players": self.players, "absent": sorted(self.absent | self.escaped),
                 "unit": (self.room.base or 1) * (self.room.initial_multiplier or 1)
-                if self.room.variant == "classic" else None}
+                if VARIANT[self.room.variant].stakes else None}
 
     def update_msg(self, sess: "Session", seat: Optional[int], extras: Optional[Dict[str, Any]] = None,
                    obs: Optional[Dict[str, Any]] = None, now: Optional[float] = None) -> Dict[str, Any]:
@@ -699,7 +689,7 @@ class Table:
         self._grace.clear()
         s = settle(result, self.room, self.coins_before)
         won = None
-        if self.room.variant == "classic" and result.kind == "normal":
+        if VARIANT[self.room.variant].matchmaking and result.kind == "normal":  # the tiers' win counts
             won = [x > 0 for x in result.scores]
         try:
             if self.store is not None:

@@ -105,7 +105,7 @@ def observation_bounds(rules: Rules) -> Tuple[np.ndarray, np.ndarray]:
             high[sl] = v.max_hand // 2
         elif name == "bombs_left":
             low[sl] = -1
-            high[sl] = 2 if rules.variant == "bengbu" else -1
+            high[sl] = 2 if v.bomb_limits else -1
         elif name == "factors":
             high[sl] = (factor_high + [0] * w)[:w]
     # an entry that never changes (bombs_left outside BENGBU4, unused factor slots) gets a range

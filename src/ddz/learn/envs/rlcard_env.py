@@ -194,7 +194,9 @@ class DdzRLCardEnv(Env):
         self._memo: Dict[str, np.ndarray] = {}
         super().__init__(config)
         n = rules.players
-        if self.variant == "classic":
+        # CLASSIC3 is RLCard's own doudizhu: its state layout, seat by seat; the others get one layout
+        self._rlcard_layout = self.variant == "classic"
+        if self._rlcard_layout:
             self.state_shape = [[790], [901], [901]]
         else:
             d = 54 * rules.decks
@@ -245,7 +247,7 @@ class DdzRLCardEnv(Env):
         head = [self._cards(state["current_hand"]), self._cards(state["others_hand"]),
                 self._cards(self._last_action(trace)),
                 self._history(trace)]
-        if self.variant == "classic":
+        if self._rlcard_layout:
             played = state["played_cards"]
             if p == 0:
                 tail = [self._cards(played[2]), self._cards(played[1]),
