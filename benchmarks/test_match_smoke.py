@@ -5,6 +5,8 @@ import json
 
 import pytest
 
+import ddz
+
 import match
 
 
@@ -59,3 +61,24 @@ def test_douzero_protocol_runs_in_douzero_s_harness(tmp_path):
     assert all(len(x["landlord"]) == 20 and len(x["landlord_up"]) == 17 and len(x["landlord_down"]) == 17
                and all(c in x["landlord"] for c in x["three_landlord_cards"]) for x in d)
     assert d == dp.deals(3, 1)
+
+
+def test_match_seats_the_search_over_the_network_and_resumes_from_its_chunks(tmp_path, capsys):
+    """``nsearch:...`` seats NeuralSearchBot with its keyword arguments; every decision with a choice
+    is timed; with --chunks a second run reads the saved chunks instead of playing them again and
+    gives the same measures."""
+    out, chunks = tmp_path / "m.json", tmp_path / "chunks"
+    argv = ["--a", "nsearch:64:topk=2:bid_worlds=32:call_at=0.7", "--b", "rule", "--deals", "3",
+            "--chunks", str(chunks), "--chunk-size", "2", "--out", str(out)]
+    assert match.main(argv) == 0
+    first = json.loads(out.read_text())
+    assert capsys.readouterr().out.count("played") == 2 and len(list(chunks.iterdir())) == 2
+    assert first["a"] == argv[1] and first["deals"] == 3 and first["games"] == 18
+    assert first["cpu_a"]["decisions"] > 50 and first["cpu_a"]["median_ms"] > 0
+    assert match.main(argv) == 0
+    again = json.loads(out.read_text())
+    assert "played" not in capsys.readouterr().out
+    for m in MEASURES + ("cpu_a", "cpu_b"):
+        assert again[m] == first[m]
+    bot = match.make_agent("nsearch:64:topk=2:bids=rule:blend=0.25", ddz.Rules.classic())
+    assert (bot.rollout_worlds, bot.topk, bot.bids, bot.blend) == (64, 2, "rule", 0.25)
