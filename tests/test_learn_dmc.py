@@ -27,14 +27,20 @@ def arrays_equal(a, b):
     return set(a) == set(b) and all(np.array_equal(a[k], b[k]) for k in a)
 
 
+def fixed_batch(tr, objective, n=256, seed=1):
+    """``n`` frames of the landlord's network (position 0) from 32 tables played by ``tr``'s
+    networks without exploration: (obs, act, hist, ret)."""
+    actor = Actor(tr.rules, tr.feats, 32, objective, 0.0, False)
+    actor.reset(seed)
+    frames = []
+    while sum(len(f[2]) for f in frames if f[0] == 0) < n:
+        frames += actor.step(tr.model)
+    return tuple(np.concatenate([f[k] for f in frames if f[0] == 0])[:n] for k in range(1, 5))
+
+
 def test_the_loss_falls_on_a_fixed_batch():
     tr = Trainer(TrainConfig(**TINY, lr=1e-3, seed=3))
-    actor = Actor(tr.rules, tr.feats, 32, "adp", 0.0, False)
-    actor.reset(1)
-    frames = []
-    while sum(len(f[2]) for f in frames if f[0] == 0) < 256:
-        frames += actor.step(tr.model)
-    obs, act, hist, ret = (np.concatenate([f[k] for f in frames if f[0] == 0])[:256] for k in range(1, 5))
+    obs, act, hist, ret = fixed_batch(tr, "adp")
     losses = [tr.learn(0, obs, act, hist, ret) for _ in range(100)]
     assert losses[-1] < 0.3 * losses[0], (losses[0], losses[-1])
 

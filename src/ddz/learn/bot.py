@@ -79,9 +79,12 @@ class NeuralBot(Bot):
             out[-len(ids):] = ids
         return out
 
-    def scores(self, game: Any, seat: int) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    def scores(self, game: Any, seat: int, *, heads: bool = False) -> Tuple[npt.NDArray[np.int64],
+                                                                            npt.NDArray[np.float32]]:
         """The legal action ids of ``seat`` (to act: in the play phase, or in any phase for a
-        whole-hand model) and their Q values."""
+        whole-hand model) and their Q values (the values actions are chosen by); with
+        ``heads=True`` every head's output instead, (actions, heads): a ``res`` model's win value
+        and expected score."""
         seat = _seat_of(game, seat)
         self._check(game)
         whole = self.model.whole
@@ -92,6 +95,8 @@ class NeuralBot(Bot):
         f = self.model.features
         position = f.decision_position if game.phase != "PLAY" else int(f.position(obs[None])[0])
         hist = self.history(game) if self.model.net["arch"] == "lstm" else None
+        if heads:
+            return ids, self.model.head_values(position, obs, ids, hist)
         return ids, self.model.q_values(position, obs, ids, hist)
 
     def act(self, game: Any, seat: int) -> Any:

@@ -47,7 +47,7 @@ import os
 import threading
 import time
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Callable, Dict, List, Optional, TextIO, Tuple
+from typing import Any, Callable, Dict, List, Optional, TextIO, Tuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -60,15 +60,23 @@ from ..search.evaluate import evaluate
 from .bot import NeuralBot
 from .features import GROUP, HISTORY, features_for
 from .model import NeuralModel, rules_record
-from .nets import grow, net_config, param_shapes
-from .torch_nets import QModel
+from .nets import grow, heads_of, net_config, param_shapes
+from .schedule import Schedule
+from .torch_nets import QModel, QNet
 from .actor import Actor, int8_copy
 
 __all__ = ["TrainConfig", "Trainer", "OBJECTIVES", "MODES"]
 
-OBJECTIVES = ("wp", "adp", "score")
+OBJECTIVES = ("wp", "adp", "score", "wp+score")
 MODES = ("single", "threads", "processes", "ray")
 DEVICES = ("cpu", "cuda", "auto")
+#: A two-headed network's loss: the win head's mean squared error plus this times the score
+#: head's. Scores spread far wider than ±1 (robs, shows, bombs and springs multiply them; early
+#: self-play robs at random), and unweighted their errors would drown the win head's in the
+#: shared layers. Its targets are clipped to ±``actor.SCORE_CLIP`` (in REWARD_SCALE units, a plain
+#: landlord win being 1), so a rare hand of huge multipliers moves the network no more than one
+#: of 16.
+SCORE_LOSS_WEIGHT = 0.1
 CONFIG_FILE, CHECKPOINT_FILE, MODEL_FILE, LOG_FILE, CURVE_FILE = (
     "config.json", "checkpoint.pt", "model.npz", "log.csv", "curve.png")
 
@@ -105,6 +113,17 @@ class TrainConfig:
     learner_threads: int = 1
     rule_tables: float = 0.0
     passes: int = 1
+    lr_end: Optional[float] = None
+    epsilon_end: Optional[float] = None
+    bid_epsilon: Optional[float] = None
+    bid_epsilon_end: Optional[float] = None
+    schedule_frames: int = 0
+
+    def schedule(self, start: int = 0) -> Schedule:
+        """The learning rate and exploration over the run (``ddz.learn.schedule``), from frame ``start``."""
+        bid = self.epsilon if self.bid_epsilon is None else self.bid_epsilon
+        return Schedule(self.lr, self.epsilon, bid, self.lr_end, self.epsilon_end, self.bid_epsilon_end,
+                        self.schedule_frames, start)
 
     def check(self) -> "TrainConfig":
         Rules.named(self.variant)
@@ -121,9 +140,23 @@ class TrainConfig:
         if self.actor_int8 and (self.mode not in ("threads", "processes") or self.device != "cpu"):
             raise ArgumentError("actor_int8 is for actor threads or processes on the CPU (mode threads or "
                                 f"processes, device cpu), not mode {self.mode!r} on {self.device!r}")
-        net_config(self.net, self.hidden)
+        net = net_config(self.net, self.hidden)
         if self.objective not in OBJECTIVES:
             raise ArgumentError(f"objective must be one of {', '.join(OBJECTIVES)}, not {shown(self.objective)}")
+        if (heads_of(net) == 2) != (self.objective == "wp+score"):
+            raise ArgumentError(f"the two-headed network (net 'res') learns the objective 'wp+score', and only it: "
+                                f"not net {self.net!r} with objective {self.objective!r}")
+        for name in ("epsilon_end", "bid_epsilon", "bid_epsilon_end"):
+            v = getattr(self, name)
+            if v is not None and not 0.0 <= v <= 1.0:
+                raise ArgumentError(f"{name} must be in [0, 1], not {v!r}")
+        if self.lr_end is not None and not 0.0 <= self.lr_end <= self.lr:
+            raise ArgumentError(f"lr_end must be in [0, lr], not {self.lr_end!r}")
+        if not isinstance(self.schedule_frames, int) or self.schedule_frames < 0:
+            raise ArgumentError(f"schedule_frames must be >= 0 (0: no schedule), not {shown(self.schedule_frames)}")
+        ends = [n for n in ("lr_end", "epsilon_end", "bid_epsilon_end") if getattr(self, n) is not None]
+        if ends and not self.schedule_frames:
+            raise ArgumentError(f"{ends[0]} needs schedule_frames (the frames the schedule runs over)")
         if self.mode not in MODES:
             raise ArgumentError(f"mode must be one of {', '.join(MODES)}, not {shown(self.mode)}")
         if self.device not in DEVICES and not str(self.device).startswith("cuda:"):
@@ -174,12 +207,13 @@ class FrameBuffer:
     action id, the history ids (int16) and the return. ``put`` blocks (threads mode) while a
     position's ring is full; ``take`` returns the oldest ``n`` frames of a position."""
 
-    def __init__(self, positions: int, capacity: int, width: int) -> None:
+    def __init__(self, positions: int, capacity: int, width: int, heads: int = 1) -> None:
         self.capacity = capacity
         self.obs = np.zeros((positions, capacity, width), dtype=np.int8)
         self.act = np.zeros((positions, capacity), dtype=np.int32)
         self.hist = np.zeros((positions, capacity, HISTORY), dtype=np.int16)
-        self.ret = np.zeros((positions, capacity), dtype=np.float32)
+        # one return a frame, or one a head (a two-headed network: the win, then the score)
+        self.ret = np.zeros((positions, capacity) + ((heads,) if heads > 1 else ()), dtype=np.float32)
         self.head = [0] * positions   # the oldest frame
         self.size = [0] * positions
         self.cond = threading.Condition()
@@ -238,18 +272,18 @@ class FrameBuffer:
                      state[f"ret{p}"].numpy())
 
 
-def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames_q: Any, stop: Any) -> None:
+def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames_q: Any, stop: Any,
+                   eps: Any) -> None:
     """An actor process (forked from the learner): plays with a copy of the shared networks,
-    refreshed every ``sync_every`` steps, and queues its finished frames."""
+    refreshed every ``sync_every`` steps (and its exploration from ``eps``, the schedule's, shared
+    with the learner), and queues its finished frames."""
     import queue as _queue
     frames_q.cancel_join_thread()  # at the stop, exit without flushing frames nobody reads
     try:
         torch.set_num_threads(1)
         cfg = trainer.config
-        local = QModel(trainer.net, trainer.positions, trainer.feats.state_dim, trainer.feats.action_dim,
-                       GROUP * trainer.feats.move_dim)
-        actor = Actor(trainer.rules, trainer.feats, cfg.tables, cfg.objective, cfg.epsilon, trainer.lstm,
-                      cfg.rule_tables)
+        local = trainer.new_model()
+        actor = trainer.new_actor()
         actor.reset(_mix(cfg.seed, 4, k, trainer.segment, trainer.updates))
         steps = 0
         acting = local
@@ -257,6 +291,7 @@ def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames
             if steps % cfg.sync_every == 0:
                 with lock:
                     local.load_state_dict(shared.state_dict())
+                    actor.epsilon, actor.bid_epsilon = eps[0], eps[1]
                 acting = int8_copy(local) if cfg.actor_int8 else local
             for item in actor.step(acting):
                 while not stop.is_set():
@@ -297,11 +332,13 @@ class _RayActor:
         positions = rules.players + (1 if cfg.whole else 0)
         self.model = QModel(net, positions, self.feats.state_dim, self.feats.action_dim, GROUP * self.feats.move_dim)
         self.actor = Actor(rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, net["arch"] == "lstm",
-                           cfg.rule_tables)
+                           cfg.rule_tables, cfg.bid_epsilon)
         self.actor.reset(seed)
 
-    def run(self, weights: Dict[str, Any], steps: int) -> List[Tuple[int, Any, Any, Any, Any]]:
+    def run(self, weights: Dict[str, Any], steps: int,
+            eps: Tuple[float, float]) -> List[Tuple[int, Any, Any, Any, Any]]:
         self.model.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
+        self.actor.epsilon, self.actor.bid_epsilon = eps
         out: List[Tuple[int, Any, Any, Any, Any]] = []
         for _ in range(steps):
             out += self.actor.step(self.model)
@@ -347,10 +384,10 @@ class Trainer:
         self.positions = self.rules.players + (1 if self.whole else 0)
         torch.manual_seed(_mix(cfg.seed, 1) % 2**63)
         self.device = _device(cfg.device)
-        self.model = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
-                            GROUP * self.feats.move_dim).to(self.device)
+        self.model = self.new_model().to(self.device)
         self.optims = [self._optimizer(net.parameters()) for net in self.model.nets]
-        self.buffer = FrameBuffer(self.positions, cfg.buffer_frames, self.feats.width)
+        self.heads = heads_of(self.net)
+        self.buffer = FrameBuffer(self.positions, cfg.buffer_frames, self.feats.width, self.heads)
         self.frames = 0
         self.updates = 0
         self.segment = 0
@@ -410,6 +447,27 @@ class Trainer:
         if self.next_eval != math.inf:
             self.next_eval = self.frames + cfg.eval_every
 
+    def new_model(self) -> QModel:
+        """A fresh set of this run's networks (on the CPU)."""
+        return QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
+                      GROUP * self.feats.move_dim)
+
+    def new_actor(self) -> Actor:
+        """An actor of this run's tables, returns and exploration (``reset`` it before use)."""
+        cfg = self.config
+        actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables,
+                      cfg.bid_epsilon)
+        self.explore(actor)
+        return actor
+
+    def scheduled(self) -> Tuple[float, float, float]:
+        """(learning rate, exploration in the play, in the decisions) now (``TrainConfig.schedule``)."""
+        return self.config.schedule(self.init_frames).at(self.frames)
+
+    def explore(self, actor: Actor) -> None:
+        """Sets an actor's exploration to the schedule's now."""
+        _, actor.epsilon, actor.bid_epsilon = self.scheduled()
+
     def _optimizer(self, params: Any) -> torch.optim.Optimizer:
         cfg = self.config
         if cfg.optimizer == "rmsprop":  # DouZero's settings
@@ -421,7 +479,7 @@ class Trainer:
               ret: npt.NDArray[Any]) -> float:
         """``passes`` gradient steps of position ``p``'s network on a batch; the loss before the
         first. More than one pass learns more from each frame (the frames are counted once)."""
-        net = self.model.nets[p]
+        net = cast(QNet, self.model.nets[p])
         f = self.feats
         dev = self.device
         state = torch.from_numpy(f.state(obs)).to(dev)
@@ -429,9 +487,16 @@ class Trainer:
         history = torch.from_numpy(f.history(hist)).to(dev) if self.lstm else None
         target = torch.from_numpy(np.asarray(ret, dtype=np.float32)).to(dev)
         opt = self.optims[p]
+        lr = self.scheduled()[0]
+        for group in opt.param_groups:
+            group["lr"] = lr
         first = 0.0
         for k in range(self.config.passes):
-            loss = torch.mean((net(state, actions, None, history) - target) ** 2)
+            if self.heads > 1:  # each head's mean squared error, the score's weighted (SCORE_LOSS_WEIGHT)
+                err = torch.mean((net.heads(state, actions, None, history) - target) ** 2, dim=0)
+                loss = err[0] + SCORE_LOSS_WEIGHT * err[1]
+            else:
+                loss = torch.mean((net(state, actions, None, history) - target) ** 2)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), self.config.max_grad_norm)
@@ -692,7 +757,7 @@ class Trainer:
 
     def _train_single(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
         cfg = self.config
-        actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables)
+        actor = self.new_actor()
         actor.reset(_mix(cfg.seed, 2, self.segment))
         stats = _Stats()
         t = time.perf_counter()
@@ -704,6 +769,7 @@ class Trainer:
 
         while self._going(target, deadline):
             learned = 0
+            self.explore(actor)
             for p, obs, act, hist, ret in actor.step(self.model):
                 learned += self._put_learning(p, obs, act, hist, ret, stats)
             if self._learn_ready(stats) or learned:
@@ -722,10 +788,9 @@ class Trainer:
 
         def run_actor(k: int) -> None:
             try:
-                local = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
-                               GROUP * self.feats.move_dim)
+                local = self.new_model()
                 seen = -1
-                actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables)
+                actor = self.new_actor()
                 actor.reset(_mix(cfg.seed, 3, k, self.segment, self.updates))
                 steps = 0
                 acting = local
@@ -734,6 +799,7 @@ class Trainer:
                         with lock:
                             local.load_state_dict(self.model.state_dict())
                             seen = version[0]
+                            self.explore(actor)
                         acting = int8_copy(local) if cfg.actor_int8 else local
                     for p, obs, act, hist, ret in actor.step(acting):
                         self.buffer.put(p, obs, act, hist, ret, block=True)
@@ -791,7 +857,7 @@ class Trainer:
 
         actors = [remote.remote(config, k, _mix(cfg.seed, 5, k, self.segment, self.updates)) for k in range(cfg.actors)]
         w = weights()
-        pending = {a.run.remote(w, cfg.sync_every): a for a in actors}
+        pending = {a.run.remote(w, cfg.sync_every, self.scheduled()[1:]): a for a in actors}
         stats = _Stats()
         t = time.perf_counter()
         clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
@@ -809,7 +875,7 @@ class Trainer:
                 if self._learn_ready(stats) or learned:
                     w = weights()
                     self._periodic(stats, clock, progress, lambda: None)
-                pending[a.run.remote(w, cfg.sync_every)] = a
+                pending[a.run.remote(w, cfg.sync_every, self.scheduled()[1:])] = a
         finally:
             for a in actors:
                 ray.kill(a)
@@ -824,14 +890,14 @@ class Trainer:
         if "fork" not in mp.get_all_start_methods():
             raise ArgumentError("mode 'processes' forks its actors: use 'threads' on this platform")
         ctx = mp.get_context("fork")
-        shared = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
-                        GROUP * self.feats.move_dim)
+        shared = self.new_model()
         shared.load_state_dict(self.model.state_dict())
         shared.share_memory()
         lock = ctx.Lock()
+        eps = ctx.Array("d", list(self.scheduled()[1:]), lock=False)  # the actors' exploration, under lock
         frames_q = ctx.Queue(maxsize=16 * cfg.actors * self.positions)
         stop = ctx.Event()
-        procs = [ctx.Process(target=_process_actor, args=(self, k, shared, lock, frames_q, stop), daemon=True,
+        procs = [ctx.Process(target=_process_actor, args=(self, k, shared, lock, frames_q, stop, eps), daemon=True,
                              name=f"ddz-actor-{k}") for k in range(cfg.actors)]
         for pr in procs:
             pr.start()
@@ -858,6 +924,7 @@ class Trainer:
                 if self._learn_ready(stats) or learned:
                     with lock:
                         shared.load_state_dict(self.model.state_dict())
+                        eps[0], eps[1] = self.scheduled()[1:]
                     self._periodic(stats, clock, progress, lambda: None)
         finally:
             stop.set()

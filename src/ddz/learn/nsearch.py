@@ -12,8 +12,8 @@ At a play decision the bot
 3. otherwise keeps the model's ``topk`` best actions as the candidates, plays each out in
    ``rollout_worlds`` sampled deals by the core's fast rollout policy (``_core._pimc``) and plays
    the candidate of highest ``(1 - blend) * rollout win rate + blend * model win rate`` (the
-   model's win rate ``(Q + 1) / 2`` for a ``wp`` model; a model of another objective only picks
-   the candidates, ``blend`` 0).
+   model's win rate ``(W + 1) / 2``, W the win value: a ``wp`` model's Q, a two-headed ``res``
+   model's win head; a model of another objective only picks the candidates, ``blend`` 0).
 
 At an auction decision (CLASSIC3's and TWOP's call and rob, BENGBU4's bids) with ``bids="search"``
 the bot samples ``bid_worlds`` deals (the kitty among the cards it cannot see), gives itself the
@@ -48,6 +48,7 @@ from ..search.sample import _BY_SEATS, _word, sample_deals
 from ..search.search_bot import _canonical, _position, _token
 from .bot import NeuralBot, _seat_of
 from .model import NeuralModel
+from .nets import acting_value
 
 __all__ = ["NeuralSearchBot", "BIDS", "exact_wins"]
 
@@ -131,7 +132,8 @@ class NeuralSearchBot(Bot):
         self._seed = int_arg(seed, "seed", 0, 2**64 - 1)
         self._decisions = 0
         self._rule = RuleBot()
-        self._wp = self.net.model.meta.get("objective") == "wp"
+        # a win value to blend: a wp model's Q, or a two-headed model's first head
+        self._wp = self.net.model.meta.get("objective") == "wp" or self.net.model.heads == 2
         self.last: Dict[str, Any] = {}
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "NeuralSearchBot":
@@ -155,7 +157,9 @@ class NeuralSearchBot(Bot):
         self.last = {}
         if game.phase != "PLAY":
             return self._decide(game, seat)
-        ids, q = self.net.scores(game, seat)
+        ids, out = self.net.scores(game, seat, heads=True)
+        q = acting_value(out, self.net.model.net)
+        win = out[:, 0] if self._wp else None  # the win value: +1 won, -1 lost
         best_q = int(ids[int(np.argmax(q))])
         if len(ids) == 1:
             self.last = {"how": "single"}
@@ -168,7 +172,7 @@ class NeuralSearchBot(Bot):
             top = max(wins.values(), default=0)
             cand = [i for i, t in enumerate(tokens) if wins.get(t, -1) == top]
             return int(ids[max(cand, key=lambda i: q[i])]) if cand else best_q
-        value = self._rollouts(game, seat, obs, seed, tokens, q)
+        value = self._rollouts(game, seat, obs, seed, tokens, q, win)
         return int(ids[max(value, key=lambda i: (value[i], q[i]))])
 
     def _exact(self, game: Any, seat: int, obs: Dict[str, Any], seed: int) -> Optional[Counter]:
@@ -177,7 +181,7 @@ class NeuralSearchBot(Bot):
         return wins
 
     def _rollouts(self, game: Any, seat: int, obs: Dict[str, Any], seed: int, tokens: List[str],
-                  q: Any) -> Dict[int, float]:
+                  q: Any, win: Any) -> Dict[int, float]:
         """The value of each candidate (an index into the legal ids): the rollouts' win rate
         blended with the model's."""
         keep = [int(i) for i in np.argsort(-q, kind="stable")[: self.topk]]
@@ -194,11 +198,10 @@ class NeuralSearchBot(Bot):
         rows = sample_deals(obs, self.rollout_worlds, seed=(seed ^ 0x9E3779B97F4A7C15) % 2**64)
         _, won, done, _ = _core._pimc(game.rules, rows, seat, top, owner, passes, left, sides, moves, 0.0, 0)
         value: Dict[int, float] = {}
+        blend = self.blend if win is not None else 0.0
         for i, w in zip(index, won):
-            rate = w / max(done, 1)
-            model = (float(q[i]) + 1.0) / 2.0 if self._wp else 0.0
-            blend = self.blend if self._wp else 0.0
-            value[i] = (1.0 - blend) * rate + blend * model
+            model = (float(win[i]) + 1.0) / 2.0 if win is not None else 0.0
+            value[i] = (1.0 - blend) * (w / max(done, 1)) + blend * model
         self.last.update({"how": "rollouts", "rollout_worlds": done, "candidates": len(moves),
                           "rollouts": {tokens[i]: int(w) for i, w in zip(index, won)}})
         return value
