@@ -51,38 +51,13 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 import ddz
-from ddz.bots import Bot, RandomBot, RuleBot, SearchBot
-
-
-class BidsAsRuleBot(Bot):
-    """A bot whose auction decisions are RuleBot's and whose plays are another bot's."""
-
-    def __init__(self, player: Any) -> None:
-        self.player, self.bidder = player, RuleBot()
-        self.name = getattr(player, "name", type(player).__name__)
-
-    def reseed(self, seed: int) -> None:
-        if hasattr(self.player, "reseed"):
-            self.player.reseed(seed)
-
-    def act(self, game: Any, seat: int) -> Any:
-        return self.player.act(game, seat) if game.phase == "PLAY" else self.bidder.act(game, seat)
+from ddz.learn.agents import BidsAsRuleBot, Timed, agent, cpu_summary
 
 
 def make_agent(spec: str, rules: ddz.Rules) -> Any:
+    """The agent of a spec: ``ddz.learn.agents.agent``'s, RLCard's rule agent (``rlcard``) and the
+    hybrids of ``hybrid_agents`` (``neural+exact:...``, ``neural+search:...``)."""
     kind, _, arg = spec.partition(":")
-    if kind == "rule":
-        return RuleBot()
-    if kind == "random":
-        return RandomBot(0)
-    if kind == "search":
-        return SearchBot(time_per_move=None, node_limit=int(arg or 4000))
-    if kind == "neural":
-        from ddz.learn import NeuralBot
-        if arg:
-            return NeuralBot(arg)
-        from ddz import learn
-        return learn.NeuralBot.shipped(rules)  # type: ignore[attr-defined]
     if kind in ("neural+exact", "neural+search"):
         import hybrid_agents as H
         nums, _, path = arg.partition("@")
@@ -91,59 +66,13 @@ def make_agent(spec: str, rules: ddz.Rules) -> Any:
         if kind == "neural+exact":
             return H.NeuralExact(model, node_limit=parts[0] if parts else 26000)
         return H.NeuralSearch(model, node_limit=parts[0] if parts else 4000, topk=parts[1] if len(parts) > 1 else None)
-    if kind == "nsearch":
-        from ddz.learn import NeuralSearchBot
-        body, _, path = arg.partition("@")
-        kw: Dict[str, Any] = {}
-        for part in (x for x in body.split(":") if x):
-            key, eq, val = part.partition("=")
-            if not eq:
-                kw["rollout_worlds"] = int(part)
-            elif key == "bids":
-                kw[key] = val
-            else:
-                kw[key] = float(val) if "." in val else int(val)
-        return NeuralSearchBot(path or _shipped(rules), **kw)
     if kind == "rlcard":
         from ddz.peers import RLCardRuleBot
         return BidsAsRuleBot(RLCardRuleBot())
-    raise SystemExit(f"unknown agent {spec!r}: rule, random, search:NODES, neural[:PATH], rlcard, "
-                     "neural+exact:NODES[@PATH], neural+search:NODES[:TOPK][@PATH], nsearch[:WORLDS][:K=V...][@PATH]")
-
-
-class Timed:
-    """An agent whose CPU time (``time.process_time``) at every decision with a choice (two legal
-    actions or more) is appended to ``times``, a list its per-hand copies share."""
-
-    def __init__(self, agent: Any, times: Optional[List[float]] = None) -> None:
-        self.agent = agent
-        self.times: List[float] = [] if times is None else times  # decisions with a choice (2+ legal actions)
-        self.name = getattr(agent, "name", None) or type(agent).__name__
-
-    def __deepcopy__(self, memo: Dict[int, Any]) -> "Timed":
-        import copy
-        return Timed(copy.deepcopy(self.agent, memo), self.times)
-
-    def reseed(self, seed: int) -> None:
-        if callable(getattr(self.agent, "reseed", None)):
-            self.agent.reseed(seed)
-
-    def act(self, game: Any, seat: int) -> Any:
-        choice = len(game.legal_action_ids()) > 1
-        t = time.process_time()
-        out = self.agent.act(game, seat)
-        if choice:
-            self.times.append(time.process_time() - t)
-        return out
-
-
-def cpu_summary(times: List[float]) -> Dict[str, Any]:
-    """The decisions' CPU time: count, median and p99 in milliseconds."""
-    if not times:
-        return {"decisions": 0, "median_ms": None, "p99_ms": None}
-    x = np.asarray(times) * 1e3
-    return {"decisions": int(x.size), "median_ms": round(float(np.median(x)), 3),
-            "p99_ms": round(float(np.percentile(x, 99)), 3), "mean_ms": round(float(x.mean()), 3)}
+    try:
+        return agent(spec, rules)
+    except ddz.ArgumentError as e:
+        raise SystemExit(f"{e}; here also rlcard, neural+exact:NODES[@PATH], neural+search:NODES[:TOPK][@PATH]")
 
 
 def _shipped(rules: ddz.Rules) -> Any:

@@ -18,6 +18,7 @@ from .._core import CardError, MoveError, legal_moves
 from ..hand.game import Game
 from ..core.rules import Rules
 from ..search.simulate import simulate
+from . import match as _cli_match
 from . import solve as _cli_solve
 from . import train as _cli_train
 from .play import BOT_KINDS, VARIANTS, play_markup, print_result, rules_of, run_play, show_cards
@@ -371,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _cli_solve.add_parser(sub)
     _cli_train.add_parser(sub)
+    _cli_match.add_parser(sub)
     from ..server import cli as _server_cli  # imports nothing optional until it runs
     _server_cli.add_parser(sub)
     return p
