@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import sys
 import time
 
@@ -205,6 +206,12 @@ def test_ddz_train_runs_end_to_end(tmp_path, capsys):
     assert main(args) == 0
     text = capsys.readouterr()
     assert "frames/s" in text.err and "win rate" in text.out
+    # the progress line: target and share, time spent and left, each network's loss by name
+    last = [ln for ln in text.err.splitlines() if "frames/s" in ln][-1]
+    assert re.search(r"[\d,]+ / 1,000 frames \(100\.0 %\)  elapsed \d:\d\d:\d\d  ETA 0:00:00  ", last), last
+    assert all(f" {name} " in last for name in ("landlord", "down", "up", "bids")), last
+    # the summary: the last evaluation by role and the landlord share
+    assert re.search(r"as landlord \d\.\d{3}, as farmer \d\.\d{3}, landlord in \d+ % of its hands", text.out)
     with open(os.path.join(out, "log.csv")) as f:
         rows = list(csv.DictReader(f))
     assert rows and all(int(r["frames"]) > 0 for r in rows)

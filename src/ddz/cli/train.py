@@ -176,10 +176,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     except DdzError as e:
         print(f"ddz train: {e}", file=sys.stderr)
         return 2
-    fps = summary["frames_per_s"]
-    line = f"{summary['frames']:,} frames in {summary['train_seconds']:.0f} s of training ({fps:,.0f} frames/s)"
-    if "eval_wp" in summary:
-        line += f"; against RuleBot: win rate {summary['eval_wp']:.3f}, mean score {summary['eval_score']:.3f}"
-    print(line)
+    for line in trainer.summary_lines():
+        print(line)
     print(f"model: {os.path.join(args.out, 'model.npz')}")
     return 0

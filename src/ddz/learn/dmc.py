@@ -309,6 +309,12 @@ def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames
             pass
 
 
+def _hms(seconds: float) -> str:
+    """Seconds as H:MM:SS."""
+    s = int(round(seconds))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
 def _device(name: str) -> "torch.device":
     """The learner's device: ``auto`` is the first GPU torch sees, else the CPU; asking for a GPU
     torch does not see is an ``ArgumentError``."""
@@ -558,7 +564,8 @@ class Trainer:
         s = res["NeuralBot"]
         return {"eval_wp": s.overall.win_rate, "eval_wp_landlord": s.landlord.win_rate,
                 "eval_wp_farmer": s.farmer.win_rate, "eval_score": s.overall.mean_score,
-                "eval_games": float(s.overall.hands)}
+                "eval_games": float(s.overall.hands),
+                "eval_landlord_share": s.landlord.hands / max(1, s.landlord.hands + s.farmer.hands)}
 
     def final_evaluation(self) -> Dict[str, float]:
         """Evaluates the current model unless it was at this frame count, logs the row, redraws
@@ -612,7 +619,8 @@ class Trainer:
     def _log_header(self) -> List[str]:
         return (["wall_time", "train_seconds", "cpu_seconds", "frames", "updates", "frames_per_s"]
                 + [f"loss_p{p}" for p in range(self.positions)]
-                + ["eval_wp", "eval_wp_landlord", "eval_wp_farmer", "eval_score", "eval_games"])
+                + ["eval_wp", "eval_wp_landlord", "eval_wp_farmer", "eval_score", "eval_games",
+                   "eval_landlord_share"])
 
     def _log(self, row: Dict[str, Any]) -> None:
         if self.out is None:
@@ -687,6 +695,8 @@ class Trainer:
             raise ArgumentError("give frames or seconds (a budget)")
         target = math.inf if frames is None else int(frames)
         deadline = math.inf if seconds is None else time.perf_counter() + float(seconds)
+        self._budget = {"target": target, "deadline": deadline, "start": time.perf_counter(),
+                        "frames": self.frames}
         if self.config.mode == "single":
             self._train_single(target, deadline, progress)
         elif self.config.mode == "threads":
@@ -744,16 +754,68 @@ class Trainer:
             clock.update(logged=now, frames=self.frames, seconds=self.train_seconds)
         tty = progress is not None and getattr(progress, "isatty", lambda: False)()
         if progress is not None and (force or now - clock["shown"] >= (1.0 if tty else 30.0)):
-            fps = self.frames / self.train_seconds if self.train_seconds else 0.0
-            lp = " ".join(f"{self.recent_loss.get(p, float('nan')):.3f}" for p in range(self.positions))
-            ev = f"  eval wp {self.last_eval['eval_wp']:.3f}" if self.last_eval else ""
-            line = f"{self.frames:,} frames  {fps:,.0f} frames/s  loss {lp}{ev}"
+            line = self.progress_line(now)
             # a terminal gets one line rewritten in place, a file a line every 30 s
             progress.write(f"\r{line}   " if tty else f"{time.strftime('%H:%M:%S')} {line}\n")
             progress.flush()
             clock["shown"] = now
         # time spent on evaluation and files is not training time
         clock["t"], clock["cpu"] = time.perf_counter(), time.process_time()
+
+    def position_names(self) -> List[str]:
+        """Each network's short name: the landlord, the seats after it, the decisions."""
+        n = self.rules.players
+        names = ["landlord"] + (["down", "up"] if n == 3 else ["farmer"] if n == 2 else
+                                [f"seat+{k}" for k in range(1, n)])
+        return names + (["bids"] if self.whole else [])
+
+    def progress_line(self, now: Optional[float] = None) -> str:
+        """The progress line: frames against the target (and the share done), the time spent in this
+        session and the time left (by the frame budget or the deadline), this session's frames a
+        second, each network's latest loss by name, the latest evaluation."""
+        now = time.perf_counter() if now is None else now
+        b = getattr(self, "_budget", None) or {"target": math.inf, "deadline": math.inf, "start": now,
+                                               "frames": self.frames}
+        elapsed = now - b["start"]
+        done = self.frames - b["frames"]
+        fps = done / elapsed if elapsed > 0 else 0.0
+        parts = [f"{self.frames:,}"]
+        left = []
+        if b["target"] != math.inf:
+            first = b["frames"]
+            share = (self.frames - first) / max(1, b["target"] - first)
+            parts[0] += f" / {int(b['target']):,} frames ({100 * min(share, 1.0):.1f} %)"
+            if fps > 0:
+                left.append(max(0.0, (b["target"] - self.frames) / fps))
+        else:
+            parts[0] += " frames"
+        if b["deadline"] != math.inf:
+            left.append(max(0.0, b["deadline"] - now))
+        parts.append(f"elapsed {_hms(elapsed)}")
+        if left:
+            parts.append(f"ETA {_hms(min(left))}")
+        parts.append(f"{fps:,.0f} frames/s")
+        names = self.position_names()
+        parts.append("loss " + " ".join(f"{names[p]} {self.recent_loss.get(p, float('nan')):.3f}"
+                                        for p in range(self.positions)))
+        if self.last_eval:
+            parts.append(f"eval wp {self.last_eval['eval_wp']:.3f}")
+        return "  ".join(parts)
+
+    def summary_lines(self) -> List[str]:
+        """The end of a run in words: frames, time, and the last evaluation against RuleBot by
+        role, with the model's share of the landlord seats."""
+        fps = (self.frames - self.init_frames) / self.train_seconds if self.train_seconds else float("nan")
+        lines = [f"{self.frames:,} frames ({self.frames - self.init_frames:,} trained in this run) in "
+                 f"{self.train_seconds:,.0f} s of training, {self.cpu_seconds:,.0f} CPU s ({fps:,.0f} frames/s)"]
+        e = self.last_eval
+        if e:
+            share = e.get("eval_landlord_share")
+            lines.append(f"against RuleBot ({int(e['eval_games'])} hands): win rate {e['eval_wp']:.3f}, as landlord "
+                         f"{e['eval_wp_landlord']:.3f}, as farmer {e['eval_wp_farmer']:.3f}"
+                         + (f", landlord in {100 * share:.0f} % of its hands" if share is not None else "")
+                         + f"; mean score {e['eval_score']:+.3f}")
+        return lines
 
     def _train_single(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
         cfg = self.config
