@@ -110,15 +110,21 @@ def by_configuration(res: ddz.HeadToHeadResult) -> Dict[str, Any]:
     return out
 
 
-def chunked(a: Any, b: Any, rules: ddz.Rules, deals: int, seed: int, folder: str, size: int) -> ddz.HeadToHeadResult:
+def chunked(a: Any, b: Any, rules: ddz.Rules, deals: int, seed: int, folder: str, size: int,
+            share: Optional[str] = None) -> Optional[ddz.HeadToHeadResult]:
     """``ddz.head_to_head`` over ``deals`` deals in chunks of ``size``, each chunk's hands saved
     in ``folder`` (``chunk-FIRST.npz``, with the decisions' CPU times) and read back instead of
-    played when already there; the whole as one result."""
+    played when already there; the whole as one result. ``share`` ``"I/K"`` plays only chunks
+    ``I, I + K, ...`` (K processes side by side, each given its I) and returns None: a last run
+    without it joins them."""
     os.makedirs(folder, exist_ok=True)
+    mine = None if share is None else tuple(int(x) for x in share.split("/"))
     parts = []
-    for first in range(0, deals, size):
+    for k, first in enumerate(range(0, deals, size)):
         count = min(size, deals - first)
         path = os.path.join(folder, f"chunk-{first:06d}-{count}.npz")
+        if mine is not None and k % mine[1] != mine[0]:
+            continue
         if not os.path.exists(path):
             ta, tb = len(a.times), len(b.times)
             r = ddz.head_to_head(a, b, rules, games=count, seed=seed, first_deal=first)
@@ -133,6 +139,8 @@ def chunked(a: Any, b: Any, rules: ddz.Rules, deals: int, seed: int, folder: str
                 b.times.extend(z["times_b"].tolist())
         with np.load(path) as z:
             parts.append((z["scores"], z["landlord"], z["landlord_won"]))
+    if mine is not None:
+        return None
     from ddz.search.evaluate import seat_assignments
     return ddz.HeadToHeadResult(rules=rules, deals=deals, seed=seed, first_deal=0, names=(a.name, b.name),
                                 assignments=seat_assignments(rules.players), scores=np.concatenate([p[0] for p in parts]),
@@ -141,12 +149,15 @@ def chunked(a: Any, b: Any, rules: ddz.Rules, deals: int, seed: int, folder: str
 
 
 def match(a: Any, b: Any, rules: ddz.Rules, deals: int, seed: int, chunks: Optional[str] = None,
-          chunk_size: int = 50) -> Dict[str, Any]:
+          chunk_size: int = 50, share: Optional[str] = None) -> Optional[Dict[str, Any]]:
     """A against B on ``deals`` deals seeded ``seed`` (``ddz.head_to_head``): its measures as a
     JSON-ready dict, with ``by_configuration`` and each agent's CPU time a decision."""
     a, b = (x if isinstance(x, Timed) else Timed(x) for x in (a, b))
     if chunks:
-        res = chunked(a, b, rules, deals, seed, chunks, chunk_size)
+        joined = chunked(a, b, rules, deals, seed, chunks, chunk_size, share)
+        if joined is None:
+            return None
+        res = joined
     else:
         res = ddz.head_to_head(a, b, rules, games=deals, seed=seed)
     out = res.summary()
@@ -167,11 +178,17 @@ def main(argv: Any = None) -> int:
     ap.add_argument("--chunks", default=None, metavar="DIR",
                     help="play in chunks saved to DIR, skipping those already there (resumable)")
     ap.add_argument("--chunk-size", type=int, default=50, help="deals a chunk (default 50)")
+    ap.add_argument("--share", default=None, metavar="I/K",
+                    help="with --chunks: play only every K-th chunk from the I-th (K processes side by side); "
+                         "a run without it then joins the chunks")
     args = ap.parse_args(argv)
     rules = ddz.Rules.named(args.variant)
     a, b = make_agent(args.a, rules), make_agent(args.b, rules)
     t = time.perf_counter()
-    res = match(a, b, rules, args.deals, args.seed, args.chunks, args.chunk_size)
+    res = match(a, b, rules, args.deals, args.seed, args.chunks, args.chunk_size, args.share)
+    if res is None:
+        print(f"share {args.share} of {args.deals} deals played into {args.chunks}")
+        return 0
     res.update({"variant": args.variant, "a": args.a, "b": args.b, "seed": args.seed,
                 "seconds": round(time.perf_counter() - t, 1)})
     table = res.pop("table")

@@ -80,5 +80,12 @@ def test_match_seats_the_search_over_the_network_and_resumes_from_its_chunks(tmp
     assert "played" not in capsys.readouterr().out
     for m in MEASURES + ("cpu_a", "cpu_b"):
         assert again[m] == first[m]
+    # two shares side by side give the same chunks; the join reads them
+    split = tmp_path / "split"
+    for share in ("0/2", "1/2"):
+        assert match.main(argv[:6] + ["--chunks", str(split), "--chunk-size", "2", "--share", share]) == 0
+    assert sorted(p.name for p in split.iterdir()) == sorted(p.name for p in chunks.iterdir())
+    assert match.main(argv[:6] + ["--chunks", str(split), "--chunk-size", "2", "--out", str(out)]) == 0
+    assert all(json.loads(out.read_text())[m] == first[m] for m in MEASURES)
     bot = match.make_agent("nsearch:64:topk=2:bids=rule:blend=0.25", ddz.Rules.classic())
     assert (bot.rollout_worlds, bot.topk, bot.bids, bot.blend) == (64, 2, "rule", 0.25)
