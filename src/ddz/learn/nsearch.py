@@ -27,7 +27,8 @@ model), ``bids="rule"`` from ``RuleBot``.
 The budget is counted, never timed (``worlds``, ``node_limit``, ``rollout_worlds``,
 ``bid_worlds``), so a decision depends only on the game, the seed and the model, never on the
 machine's load. ``last`` records what the last decision did (``"how"``: ``"single"``, ``"exact"``,
-``"rollouts"`` or ``"bid"``; the nodes the solver searched, the deals played out). The solver
+``"rollouts"`` or ``"bid"``; the nodes the solver searched, the deals played out; after rollouts
+``"values"``, each candidate's blended value by token; after the exact search ``"wins"``). The solver
 counts the visit that finds its budget spent, so a deal's search reports at most
 ``node_limit + 1`` nodes.
 """
@@ -203,7 +204,8 @@ class NeuralSearchBot(Bot):
             model = (float(win[i]) + 1.0) / 2.0 if win is not None else 0.0
             value[i] = (1.0 - blend) * (w / max(done, 1)) + blend * model
         self.last.update({"how": "rollouts", "rollout_worlds": done, "candidates": len(moves),
-                          "rollouts": {tokens[i]: int(w) for i, w in zip(index, won)}})
+                          "rollouts": {tokens[i]: int(w) for i, w in zip(index, won)},
+                          "values": {tokens[i]: value[i] for i in index}})
         return value
 
     # ---- the auction ----
