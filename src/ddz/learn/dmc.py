@@ -21,18 +21,18 @@ forward pass per position (the state's part of the first layer once per table, n
 action); finished hands' frames go to fixed-shape per-position ring buffers which the learner
 reads in batches of ``batch_size``.
 
-Modes: ``single`` (one thread: act, then learn, in turn; with the same seed a run gives the same
+The learner's loop (``Trainer._run``) is written once, over a *source* of frames
+(``FrameSource``); each way of acting (``TrainConfig.mode``) is a short sibling module:
+``act_single`` (one thread: act, then learn, in turn; with the same seed a run gives the same
 weights bit for bit, and a run resumed from its checkpoint gives the weights of the uninterrupted
-run), ``threads`` (``actors`` actor threads, each with its own tables and a copy of the networks
-refreshed every ``sync_every`` steps, and the learner in the calling thread; torch and the env
-release the GIL; not reproducible), ``processes`` (``actors`` actor processes, forked, each
-reading the learner's networks from shared memory every ``sync_every`` steps and sending its
-frames through a queue; uses every core; not reproducible; Linux and macOS), ``ray`` (``actors``
-Ray actors, on this machine or a cluster (``ray.init`` first, or ``RAY_ADDRESS``), each with its own
-tables and a copy of the networks, sent the learner's weights every ``sync_every`` steps of
-theirs and returning their finished frames; not reproducible). ``device`` places the learner's
-networks (``"cpu"``, ``"cuda"``, ``"auto"``: a GPU where torch sees one); actors act on the CPU
-except in ``single`` mode, which acts with the learner's networks.
+run), ``act_threads`` (``actors`` actor threads filling the learner's rings; torch and the env
+release the GIL), ``act_processes`` (``actors`` forked processes reading the learner's networks
+from shared memory and sending their frames through a queue; every core) and ``act_ray``
+(``actors`` Ray actors, on this machine or a cluster). Only ``single`` is reproducible. ``device``
+places the learner's networks (``"cpu"``, ``"cuda"``, ``"auto"``: a GPU where torch sees one);
+actors act on the CPU except in ``single`` mode, which acts with the learner's networks. The
+options are ``TrainConfig``'s (``ddz.learn.config``), the learning rate and exploration over the
+run ``ddz.learn.schedule``'s.
 
 A run directory holds ``config.json``, ``checkpoint.pt`` (the networks, the optimisers, the
 counters, the buffers), ``model.npz`` (the latest networks for ``NeuralBot``, no torch needed)
@@ -46,8 +46,8 @@ import math
 import os
 import threading
 import time
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Callable, Dict, List, Optional, TextIO, Tuple, cast
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Protocol, TextIO, Tuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -61,15 +61,12 @@ from .bot import NeuralBot
 from .features import GROUP, HISTORY, features_for
 from .model import NeuralModel, rules_record
 from .nets import grow, heads_of, net_config, param_shapes
-from .schedule import Schedule
+from .config import MODES, OBJECTIVES, TrainConfig, mix_seed
 from .torch_nets import QModel, QNet
-from .actor import Actor, int8_copy
+from .actor import Actor
 
 __all__ = ["TrainConfig", "Trainer", "OBJECTIVES", "MODES"]
 
-OBJECTIVES = ("wp", "adp", "score", "wp+score")
-MODES = ("single", "threads", "processes", "ray")
-DEVICES = ("cpu", "cuda", "auto")
 #: A two-headed network's loss: the win head's mean squared error plus this times the score
 #: head's. Scores spread far wider than ±1 (robs, shows, bombs and springs multiply them; early
 #: self-play robs at random), and unweighted their errors would drown the win head's in the
@@ -80,126 +77,6 @@ SCORE_LOSS_WEIGHT = 0.1
 CONFIG_FILE, CHECKPOINT_FILE, MODEL_FILE, LOG_FILE, CURVE_FILE = (
     "config.json", "checkpoint.pt", "model.npz", "log.csv", "curve.png")
 
-
-@dataclass
-class TrainConfig:
-    """Everything a run depends on (saved as the run's ``config.json``)."""
-
-    variant: str = "classic"
-    whole: bool = True
-    objective: str = "adp"
-    net: str = "small"
-    hidden: Optional[List[int]] = None
-    tables: int = 256
-    batch_size: int = 1024
-    optimizer: str = "adam"
-    lr: float = 1e-3
-    epsilon: float = 0.01
-    max_grad_norm: float = 40.0
-    seed: int = 0
-    mode: str = "single"
-    device: str = "cpu"
-    actors: int = 1
-    sync_every: int = 8
-    buffer_frames: int = 32768
-    checkpoint_every: int = 500_000
-    eval_every: int = 0
-    eval_games: int = 100
-    eval_seed: int = 12345
-    log_every: float = 10.0
-    init: Optional[str] = None
-    grow: bool = False
-    actor_int8: bool = False
-    learner_threads: int = 1
-    rule_tables: float = 0.0
-    passes: int = 1
-    lr_end: Optional[float] = None
-    epsilon_end: Optional[float] = None
-    bid_epsilon: Optional[float] = None
-    bid_epsilon_end: Optional[float] = None
-    schedule_frames: int = 0
-
-    def schedule(self, start: int = 0) -> Schedule:
-        """The learning rate and exploration over the run (``ddz.learn.schedule``), from frame ``start``."""
-        bid = self.epsilon if self.bid_epsilon is None else self.bid_epsilon
-        return Schedule(self.lr, self.epsilon, bid, self.lr_end, self.epsilon_end, self.bid_epsilon_end,
-                        self.schedule_frames, start)
-
-    def check(self) -> "TrainConfig":
-        Rules.named(self.variant)
-        if not isinstance(self.whole, bool):
-            raise ArgumentError(f"whole must be true or false, not {shown(self.whole)}")
-        if not isinstance(self.grow, bool):
-            raise ArgumentError(f"grow must be true or false, not {shown(self.grow)}")
-        if not isinstance(self.actor_int8, bool):
-            raise ArgumentError(f"actor_int8 must be true or false, not {shown(self.actor_int8)}")
-        if not isinstance(self.learner_threads, int) or self.learner_threads < 1 or \
-                (self.learner_threads > 1 and self.mode != "processes"):
-            raise ArgumentError(f"learner_threads must be 1, or more in mode 'processes' (the learner's own "
-                                f"process), not {self.learner_threads!r} in mode {self.mode!r}")
-        if self.actor_int8 and (self.mode not in ("threads", "processes") or self.device != "cpu"):
-            raise ArgumentError("actor_int8 is for actor threads or processes on the CPU (mode threads or "
-                                f"processes, device cpu), not mode {self.mode!r} on {self.device!r}")
-        net = net_config(self.net, self.hidden)
-        if self.objective not in OBJECTIVES:
-            raise ArgumentError(f"objective must be one of {', '.join(OBJECTIVES)}, not {shown(self.objective)}")
-        if (heads_of(net) == 2) != (self.objective == "wp+score"):
-            raise ArgumentError(f"the two-headed network (net 'res') learns the objective 'wp+score', and only it: "
-                                f"not net {self.net!r} with objective {self.objective!r}")
-        for name in ("epsilon_end", "bid_epsilon", "bid_epsilon_end"):
-            v = getattr(self, name)
-            if v is not None and not 0.0 <= v <= 1.0:
-                raise ArgumentError(f"{name} must be in [0, 1], not {v!r}")
-        if self.lr_end is not None and not 0.0 <= self.lr_end <= self.lr:
-            raise ArgumentError(f"lr_end must be in [0, lr], not {self.lr_end!r}")
-        if not isinstance(self.schedule_frames, int) or self.schedule_frames < 0:
-            raise ArgumentError(f"schedule_frames must be >= 0 (0: no schedule), not {shown(self.schedule_frames)}")
-        ends = [n for n in ("lr_end", "epsilon_end", "bid_epsilon_end") if getattr(self, n) is not None]
-        if ends and not self.schedule_frames:
-            raise ArgumentError(f"{ends[0]} needs schedule_frames (the frames the schedule runs over)")
-        if self.mode not in MODES:
-            raise ArgumentError(f"mode must be one of {', '.join(MODES)}, not {shown(self.mode)}")
-        if self.device not in DEVICES and not str(self.device).startswith("cuda:"):
-            raise ArgumentError(f"device must be one of {', '.join(DEVICES)} or cuda:N, not {shown(self.device)}")
-        if self.optimizer not in ("adam", "rmsprop"):
-            raise ArgumentError(f"optimizer must be adam or rmsprop, not {shown(self.optimizer)}")
-        if self.eval_games < 0:
-            raise ArgumentError(f"eval_games must be >= 0 (0: no evaluation), not {self.eval_games!r}")
-        for name in ("tables", "batch_size", "actors", "sync_every", "checkpoint_every", "passes"):
-            if int(getattr(self, name)) < 1:
-                raise ArgumentError(f"{name} must be >= 1, not {getattr(self, name)!r}")
-        if self.buffer_frames < 2 * self.batch_size:
-            raise ArgumentError(f"buffer_frames ({self.buffer_frames}) must hold two batches ({2 * self.batch_size})")
-        if isinstance(self.rule_tables, bool) or not isinstance(self.rule_tables, (int, float)) or \
-                not 0.0 <= self.rule_tables <= 1.0:
-            raise ArgumentError(f"rule_tables must be a share in [0, 1], not {shown(self.rule_tables)}")
-        if not 0.0 <= self.epsilon <= 1.0:
-            raise ArgumentError(f"epsilon must be in [0, 1], not {self.epsilon!r}")
-        if self.eval_every < 0:
-            raise ArgumentError(f"eval_every must be >= 0 (0: never), not {self.eval_every!r}")
-        return self
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=True)
-
-    @classmethod
-    def from_dict(cls, d: Dict[str, Any]) -> "TrainConfig":
-        known = {f.name for f in fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ArgumentError(f"unknown training options {sorted(unknown)}")
-        d = {"whole": False, **d}  # a run recorded before whole hands trained the play phase
-        return cls(**d).check()
-
-
-def _mix(*xs: int) -> int:
-    """A 63-bit seed from several integers (SplitMix64 steps)."""
-    z = 0x9E3779B97F4A7C15
-    for x in xs:
-        z = (z ^ (int(x) + 0x9E3779B97F4A7C15)) * 0xBF58476D1CE4E5B9 % 2**64
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EB % 2**64
-        z ^= z >> 31
-    return z >> 1
 
 
 class FrameBuffer:
@@ -272,43 +149,6 @@ class FrameBuffer:
                      state[f"ret{p}"].numpy())
 
 
-def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames_q: Any, stop: Any,
-                   eps: Any) -> None:
-    """An actor process (forked from the learner): plays with a copy of the shared networks,
-    refreshed every ``sync_every`` steps (and its exploration from ``eps``, the schedule's, shared
-    with the learner), and queues its finished frames."""
-    import queue as _queue
-    frames_q.cancel_join_thread()  # at the stop, exit without flushing frames nobody reads
-    try:
-        torch.set_num_threads(1)
-        cfg = trainer.config
-        local = trainer.new_model()
-        actor = trainer.new_actor()
-        actor.reset(_mix(cfg.seed, 4, k, trainer.segment, trainer.updates))
-        steps = 0
-        acting = local
-        while not stop.is_set():
-            if steps % cfg.sync_every == 0:
-                with lock:
-                    local.load_state_dict(shared.state_dict())
-                    actor.epsilon, actor.bid_epsilon = eps[0], eps[1]
-                acting = int8_copy(local) if cfg.actor_int8 else local
-            for item in actor.step(acting):
-                while not stop.is_set():
-                    try:
-                        frames_q.put(item, timeout=0.1)
-                        break
-                    except _queue.Full:
-                        continue
-            steps += 1
-    except BaseException as e:  # reported by the learner
-        import traceback
-        try:
-            frames_q.put(("error", f"actor {k}: {type(e).__name__}: {e}\n{traceback.format_exc()}"), timeout=5)
-        except Exception:
-            pass
-
-
 def _hms(seconds: float) -> str:
     """Seconds as H:MM:SS."""
     s = int(round(seconds))
@@ -323,32 +163,6 @@ def _device(name: str) -> "torch.device":
     if name.startswith("cuda") and not torch.cuda.is_available():
         raise ArgumentError(f"device {name!r}: torch sees no CUDA device here (use cpu or auto)")
     return torch.device(name)
-
-
-class _RayActor:
-    """A Ray actor of ``mode="ray"``: its own tables and a CPU copy of the networks; ``run`` loads the
-    learner's weights, plays ``steps`` steps and returns the frames of the hands that ended."""
-
-    def __init__(self, config: Dict[str, Any], k: int, seed: int) -> None:
-        torch.set_num_threads(1)
-        cfg = TrainConfig.from_dict(config)
-        rules = Rules.named(cfg.variant)
-        self.feats = features_for(rules, cfg.whole)
-        net = net_config(cfg.net, cfg.hidden)
-        positions = rules.players + (1 if cfg.whole else 0)
-        self.model = QModel(net, positions, self.feats.state_dim, self.feats.action_dim, GROUP * self.feats.move_dim)
-        self.actor = Actor(rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, net["arch"] == "lstm",
-                           cfg.rule_tables, cfg.bid_epsilon)
-        self.actor.reset(seed)
-
-    def run(self, weights: Dict[str, Any], steps: int,
-            eps: Tuple[float, float]) -> List[Tuple[int, Any, Any, Any, Any]]:
-        self.model.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
-        self.actor.epsilon, self.actor.bid_epsilon = eps
-        out: List[Tuple[int, Any, Any, Any, Any]] = []
-        for _ in range(steps):
-            out += self.actor.step(self.model)
-        return out
 
 
 @dataclass
@@ -388,7 +202,7 @@ class Trainer:
         self.net = net_config(cfg.net, cfg.hidden)
         self.lstm = self.net["arch"] == "lstm"
         self.positions = self.rules.players + (1 if self.whole else 0)
-        torch.manual_seed(_mix(cfg.seed, 1) % 2**63)
+        torch.manual_seed(mix_seed(cfg.seed, 1) % 2**63)
         self.device = _device(cfg.device)
         self.model = self.new_model().to(self.device)
         self.optims = [self._optimizer(net.parameters()) for net in self.model.nets]
@@ -440,7 +254,7 @@ class Trainer:
                                                      else ""))
         if m.rules != self.rules:
             self.init_rules = rules_record(m.rules)
-        rng = np.random.default_rng(_mix(self.config.seed, 6) % 2**63)
+        rng = np.random.default_rng(mix_seed(self.config.seed, 6) % 2**63)
         for p, net in enumerate(self.model.nets):
             arrays = {k: m.arrays[f"p{p}.{k}"] for k in param_shapes(m.net, mf.state_dim, mf.action_dim,
                                                                       GROUP * mf.move_dim)}
@@ -697,14 +511,7 @@ class Trainer:
         deadline = math.inf if seconds is None else time.perf_counter() + float(seconds)
         self._budget = {"target": target, "deadline": deadline, "start": time.perf_counter(),
                         "frames": self.frames}
-        if self.config.mode == "single":
-            self._train_single(target, deadline, progress)
-        elif self.config.mode == "threads":
-            self._train_threads(target, deadline, progress)
-        elif self.config.mode == "ray":
-            self._train_ray(target, deadline, progress)
-        else:
-            self._train_processes(target, deadline, progress)
+        self._run(_source(self), target, deadline, progress)
         if self.frames != self._saved_frames:  # stopped between checkpoints: the next run starts new hands
             self.segment += 1
         self.save()
@@ -817,193 +624,62 @@ class Trainer:
                          + f"; mean score {e['eval_score']:+.3f}")
         return lines
 
-    def _train_single(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
-        cfg = self.config
-        actor = self.new_actor()
-        actor.reset(_mix(cfg.seed, 2, self.segment))
-        stats = _Stats()
-        t = time.perf_counter()
-        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
-                 "seconds": self.train_seconds}
-
-        def new_segment() -> None:
-            actor.reset(_mix(cfg.seed, 2, self.segment))
-
-        while self._going(target, deadline):
-            learned = 0
-            self.explore(actor)
-            for p, obs, act, hist, ret in actor.step(self.model):
-                learned += self._put_learning(p, obs, act, hist, ret, stats)
-            if self._learn_ready(stats) or learned:
-                self._periodic(stats, clock, progress, new_segment)
-        self._periodic(stats, clock, progress, new_segment, force=True)
-        if progress is not None and getattr(progress, "isatty", lambda: False)():
-            progress.write("\n")
-
-    def _train_threads(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
-        cfg = self.config
-        stop = threading.Event()
-        lock = threading.Lock()
-        version = [0]
-        errors: List[BaseException] = []
-        self.buffer.closed = False
-
-        def run_actor(k: int) -> None:
-            try:
-                local = self.new_model()
-                seen = -1
-                actor = self.new_actor()
-                actor.reset(_mix(cfg.seed, 3, k, self.segment, self.updates))
-                steps = 0
-                acting = local
-                while not stop.is_set():
-                    if steps % cfg.sync_every == 0 and seen != version[0]:
-                        with lock:
-                            local.load_state_dict(self.model.state_dict())
-                            seen = version[0]
-                            self.explore(actor)
-                        acting = int8_copy(local) if cfg.actor_int8 else local
-                    for p, obs, act, hist, ret in actor.step(acting):
-                        self.buffer.put(p, obs, act, hist, ret, block=True)
-                    steps += 1
-            except BaseException as e:  # reported by the learner thread
-                errors.append(e)
-                stop.set()
-
-        threads = [threading.Thread(target=run_actor, args=(k,), daemon=True, name=f"ddz-actor-{k}")
-                   for k in range(cfg.actors)]
-        for th in threads:
-            th.start()
-        stats = _Stats()
-        t = time.perf_counter()
-        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
-                 "seconds": self.train_seconds}
-        try:
-            while self._going(target, deadline) and not stop.is_set():
-                ready = self.buffer.ready(cfg.batch_size)
-                if not ready:
-                    with self.buffer.cond:
-                        self.buffer.cond.wait(0.05)
-                    continue
-                with lock:
-                    self._learn_ready(stats)
-                    version[0] += 1
-                self._periodic(stats, clock, progress, lambda: None)
-        finally:
-            stop.set()
-            with self.buffer.cond:
-                self.buffer.closed = True
-                self.buffer.cond.notify_all()
-            for th in threads:
-                th.join()
-            self.buffer.closed = False
-        if errors:
-            raise errors[0]
-        self._periodic(stats, clock, progress, lambda: None, force=True)
-        if progress is not None and getattr(progress, "isatty", lambda: False)():
-            progress.write("\n")
-
-    def _train_ray(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
-        """``actors`` Ray actors play; each returned batch of frames is learned from and answered with
-        the current weights for its next ``sync_every`` steps."""
-        from ..search.ray_backend import _ray
-        ray = _ray()
-        cfg = self.config
-        if not ray.is_initialized():
-            ray.init()
-        remote = ray.remote(num_cpus=1)(_RayActor)
-        config = asdict(cfg)
-
-        def weights() -> Any:
-            return ray.put({k: v.detach().cpu().numpy() for k, v in self.model.state_dict().items()})
-
-        actors = [remote.remote(config, k, _mix(cfg.seed, 5, k, self.segment, self.updates)) for k in range(cfg.actors)]
-        w = weights()
-        pending = {a.run.remote(w, cfg.sync_every, self.scheduled()[1:]): a for a in actors}
+    def _run(self, source: "FrameSource", target: float, deadline: float, progress: Optional[TextIO]) -> None:
+        """The learner's loop, one for every way of acting: take the frames the source hands over
+        into the rings, learn from every full batch, tell the source when the weights changed,
+        and log, evaluate and checkpoint when due."""
         stats = _Stats()
         t = time.perf_counter()
         clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
                  "seconds": self.train_seconds}
         try:
             while self._going(target, deadline):
-                ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
-                if not ready:
-                    continue
-                ref = ready[0]
-                a = pending.pop(ref)
-                learned = 0
-                for p, obs, act, hist, ret in ray.get(ref):
-                    learned += self._put_learning(p, obs, act, hist, ret, stats)
-                if self._learn_ready(stats) or learned:
-                    w = weights()
-                    self._periodic(stats, clock, progress, lambda: None)
-                pending[a.run.remote(w, cfg.sync_every, self.scheduled()[1:])] = a
+                frames = source.frames()
+                with source.learning():
+                    learned = sum(self._put_learning(p, obs, act, hist, ret, stats)
+                                  for p, obs, act, hist, ret in frames)
+                    learned += self._learn_ready(stats)
+                if learned:
+                    source.updated()
+                    self._periodic(stats, clock, progress, source.new_segment)
         finally:
-            for a in actors:
-                ray.kill(a)
-        self._periodic(stats, clock, progress, lambda: None, force=True)
+            source.close()
+        self._periodic(stats, clock, progress, source.new_segment, force=True)
         if progress is not None and getattr(progress, "isatty", lambda: False)():
             progress.write("\n")
 
-    def _train_processes(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
-        import multiprocessing as mp
-        import queue as _queue
-        cfg = self.config
-        if "fork" not in mp.get_all_start_methods():
-            raise ArgumentError("mode 'processes' forks its actors: use 'threads' on this platform")
-        ctx = mp.get_context("fork")
-        shared = self.new_model()
-        shared.load_state_dict(self.model.state_dict())
-        shared.share_memory()
-        lock = ctx.Lock()
-        eps = ctx.Array("d", list(self.scheduled()[1:]), lock=False)  # the actors' exploration, under lock
-        frames_q = ctx.Queue(maxsize=16 * cfg.actors * self.positions)
-        stop = ctx.Event()
-        procs = [ctx.Process(target=_process_actor, args=(self, k, shared, lock, frames_q, stop, eps), daemon=True,
-                             name=f"ddz-actor-{k}") for k in range(cfg.actors)]
-        for pr in procs:
-            pr.start()
-        torch.set_num_threads(cfg.learner_threads)  # after the fork: the actors keep one each
-        stats = _Stats()
-        t = time.perf_counter()
-        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
-                 "seconds": self.train_seconds}
-        error: Optional[str] = None
-        try:
-            while self._going(target, deadline):
-                try:
-                    item = frames_q.get(timeout=0.5)
-                except _queue.Empty:
-                    if not any(pr.is_alive() for pr in procs):
-                        error = "every actor process ended"
-                        break
-                    continue
-                if item[0] == "error":
-                    error = item[1]
-                    break
-                p, obs, act, hist, ret = item
-                learned = self._put_learning(p, obs, act, hist, ret, stats)
-                if self._learn_ready(stats) or learned:
-                    with lock:
-                        shared.load_state_dict(self.model.state_dict())
-                        eps[0], eps[1] = self.scheduled()[1:]
-                    self._periodic(stats, clock, progress, lambda: None)
-        finally:
-            stop.set()
-            # The queue is not read again: an actor exits without flushing (cancel_join_thread),
-            # so its feeder thread may stop in the middle of a message, and a read would then wait
-            # for the rest of it for ever (the learner holds the pipe's write end too, so no EOF
-            # comes). Actors never wait on a full queue for longer than one put's 0.1 s timeout
-            # before they look at the stop, so nothing needs draining for them to see it.
-            for pr in procs:
-                pr.join(timeout=10)
-                if pr.is_alive():
-                    pr.terminate()
-                    pr.join()
-            frames_q.close()
-            torch.set_num_threads(1)
-        if error is not None:
-            raise ArgumentError(f"training stopped: {error}")
-        self._periodic(stats, clock, progress, lambda: None, force=True)
-        if progress is not None and getattr(progress, "isatty", lambda: False)():
-            progress.write("\n")
+
+class FrameSource(Protocol):
+    """A way of acting (``TrainConfig.mode``), as the learner's loop (``Trainer._run``) sees it:
+    ``ddz.learn.act_single``, ``act_threads``, ``act_processes`` and ``act_ray``."""
+
+    def frames(self) -> List[Any]:
+        """The finished frames ready now, ``(position, obs, act, hist, ret)`` each (possibly none;
+        the source may wait briefly); raises when an actor failed."""
+
+    def learning(self) -> Any:
+        """A context held while the learner changes the weights."""
+
+    def updated(self) -> None:
+        """The learner changed the weights: the actors are to act with them."""
+
+    def new_segment(self) -> None:
+        """A checkpoint was written: the next hands are dealt from its number."""
+
+    def close(self) -> None:
+        """Stops the actors (raising an actor's error that was not raised yet)."""
+
+
+def _source(trainer: Trainer) -> FrameSource:
+    mode = trainer.config.mode
+    if mode == "single":
+        from .act_single import SingleSource
+        return SingleSource(trainer)
+    if mode == "threads":
+        from .act_threads import ThreadSource
+        return ThreadSource(trainer)
+    if mode == "ray":
+        from .act_ray import RaySource
+        return RaySource(trainer)
+    from .act_processes import ProcessSource
+    return ProcessSource(trainer)
