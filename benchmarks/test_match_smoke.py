@@ -89,3 +89,19 @@ def test_match_seats_the_search_over_the_network_and_resumes_from_its_chunks(tmp
     assert all(json.loads(out.read_text())[m] == first[m] for m in MEASURES)
     bot = match.make_agent("nsearch:64:topk=2:bids=rule:blend=0.25", ddz.Rules.classic())
     assert (bot.rollout_worlds, bot.topk, bot.bids, bot.blend) == (64, 2, "rule", 0.25)
+
+
+def test_round_robin_plays_every_pair_once_and_resumes(tmp_path, capsys):
+    """benchmarks/round_robin.py: each pair once, every bot's CPU time over all its matches; a
+    second run reads the saved pairs."""
+    import round_robin
+    argv = ["--bots", "random,rule,search:200", "--deals", "2", "--dir", str(tmp_path)]
+    assert round_robin.main(argv) == 0
+    res = json.loads((tmp_path / "summary.json").read_text())
+    assert [(p["a"], p["b"]) for p in res["pairs"]] == [("random", "rule"), ("random", "search:200"),
+                                                        ("rule", "search:200")]
+    assert res["pairs"][0]["role_balanced_wp"] < 0.5 and all(c["decisions"] > 0 for c in res["cpu"].values())
+    first = capsys.readouterr().out
+    assert first.count(" against ") == 3
+    assert round_robin.main(argv) == 0 and " against " not in capsys.readouterr().out
+    assert json.loads((tmp_path / "summary.json").read_text()) == res
