@@ -89,6 +89,10 @@ def test_match_seats_the_search_over_the_network_and_resumes_from_its_chunks(tmp
     assert all(json.loads(out.read_text())[m] == first[m] for m in MEASURES)
     bot = match.make_agent("nsearch:64:topk=2:bids=rule:blend=0.25", ddz.Rules.classic())
     assert (bot.rollout_worlds, bot.topk, bot.bids, bot.blend) == (64, 2, "rule", 0.25)
+    from pathlib import Path
+    twop = Path(ddz.learn.__file__).parent / "models" / "two_player.npz"
+    bot = match.make_agent(f"nsearch@{twop}", ddz.Rules.two_player())
+    assert bot.rules == ddz.Rules.two_player() and bot.rollout_worlds == 500
 
 
 def test_round_robin_plays_every_pair_once_and_resumes(tmp_path, capsys):

@@ -37,6 +37,8 @@ def agent(spec: str, rules: Rules) -> Any:
     """The agent a spec names (see the module docstring) for a game under ``rules``; an
     ``ArgumentError`` for a spec it does not know."""
     kind, _, arg = spec.partition(":")
+    if kind.startswith("nsearch@"):  # nsearch@PATH: no options
+        kind, arg = "nsearch", kind[len("nsearch"):]
     if kind == "rule":
         return RuleBot()
     if kind == "random":
