@@ -41,3 +41,17 @@ def test_equal_agents_are_at_parity_and_a_model_file_is_an_agent(tmp_path):
 def test_an_unknown_agent_is_an_error():
     code, _, err = run(["match", "genius", "rule", "--deals", "1"])
     assert code == 2 and "unknown agent 'genius'" in err
+
+
+def test_play_seats_the_search_over_the_model():
+    """``ddz play --bot nsearch``: every other seat a NeuralSearchBot over the shipped model (or
+    --model), each seeded from the deal seed and its seat."""
+    import argparse
+    import ddz
+    from ddz.cli.play import _bots
+    from ddz.learn import NeuralSearchBot
+    args = argparse.Namespace(bot="nsearch", model=None, variant=None, seed=5)
+    rules, kind, bot_for = _bots(args)
+    one, two = bot_for(1), bot_for(2)
+    assert kind == "nsearch" and rules == ddz.Rules.classic()
+    assert isinstance(one, NeuralSearchBot) and one.net.model is two.net.model and one._seed != two._seed

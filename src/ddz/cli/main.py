@@ -318,8 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     pl.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
     pl.add_argument("--bot", default=None, choices=BOT_KINDS,
-                    help="the other seats' bots: rules (RuleBot), random, or neural (NeuralBot playing the model "
-                         "shipped with ddz for the variant, or --model) (default rules; neural with --model)")
+                    help="the other seats' bots: rules (RuleBot), random, neural (NeuralBot playing the model "
+                         "shipped with ddz for the variant, or --model) or nsearch (NeuralSearchBot: the same model "
+                         "searched over sampled deals) (default rules; neural with --model)")
     pl.add_argument("--model", default=None, metavar="PATH",
                     help="the model file (.npz, from ddz train) the neural bots play (default: the model shipped "
                          "for the variant, docs/models.md)")
