@@ -207,3 +207,28 @@ def test_arguments_are_checked(model):
         NeuralSearchBot(model, bids="guess")
     with pytest.raises(ArgumentError):
         NeuralSearchBot(model, call_at=1.5)
+
+
+def test_a_whole_hand_model_may_bid_as_rulebot(model):
+    """``NeuralBot(bids="rule")`` (spec ``neural:bids=rule``): every auction decision is RuleBot's,
+    every play the model's."""
+    from ddz.learn.agents import agent
+    bot = agent("neural:bids=rule", CLASSIC)
+    assert bot.bids == "rule" and agent("neural", CLASSIC).bids == "model"
+    rb, own = RuleBot(), NeuralBot(model)
+    seen = {"auction": 0, "play": 0}
+    for seed in range(6):
+        g = ddz.Game(CLASSIC, seed=seed)
+        while not g.is_over:
+            s = g.current_seat
+            a = bot.act(g, s)
+            if g.phase == "PLAY":
+                assert a == own.act(g, s)
+                seen["play"] += 1
+            else:
+                assert a == rb.act(g, s)
+                seen["auction"] += 1
+            g.apply(a)
+    assert min(seen.values()) > 10
+    with pytest.raises(ArgumentError):
+        NeuralBot(model, bids="guess")

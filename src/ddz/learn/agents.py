@@ -3,7 +3,8 @@ time of their decisions.
 
 Specs: ``rule`` (RuleBot), ``random`` (RandomBot), ``search:NODES`` (SearchBot limited by a node
 count, no clock: background load changes nothing; default 4000), ``neural`` (the variant's
-shipped model) or ``neural:PATH`` (a model file), and ``nsearch[:ROLLOUT_WORLDS][:KEY=VALUE...][@PATH]``
+shipped model) or ``neural:PATH`` (a model file), either with ``:bids=rule`` (RuleBot's bids, the
+model's play), and ``nsearch[:ROLLOUT_WORLDS][:KEY=VALUE...][@PATH]``
 (``NeuralSearchBot`` over the shipped model or the file PATH; each ``KEY=VALUE`` one of its
 keyword arguments: ``nsearch:1000:topk=6:bids=rule``). A path may also be given alone
 (``runs/x/model.npz``): ``neural:`` that file.
@@ -26,11 +27,12 @@ from ..core.errors import ArgumentError
 from ..core.rules import Rules
 from ..search.rule_bot import Bot, RandomBot, RuleBot
 from ..search.search_bot import SearchBot
+from .shipped import shipped_model
 
 __all__ = ["agent", "SPECS", "Timed", "cpu_summary", "BidsAsRuleBot"]
 
 #: The spec forms ``agent`` reads (for help texts and error messages).
-SPECS = "rule, random, search[:NODES], neural[:PATH], nsearch[:WORLDS][:KEY=VALUE...][@PATH], or a model file"
+SPECS = "rule, random, search[:NODES], neural[:PATH][:bids=rule], nsearch[:WORLDS][:KEY=VALUE...][@PATH], or a model file"
 
 
 def agent(spec: str, rules: Rules) -> Any:
@@ -45,12 +47,15 @@ def agent(spec: str, rules: Rules) -> Any:
         return RandomBot(0)
     if kind == "search":
         return SearchBot(time_per_move=None, node_limit=int(arg or 4000))
-    if kind == "neural":
+    if kind == "neural":  # neural[:PATH][:bids=rule]
         from .bot import NeuralBot
-        return NeuralBot(arg) if arg else NeuralBot.shipped(rules)
+        path, bids = arg, "model"
+        if "bids=" in arg:
+            path, _, bids = arg.rpartition("bids=")
+            path = path.rstrip(":")
+        return NeuralBot(path, bids=bids) if path else NeuralBot(shipped_model(rules), bids=bids)
     if kind == "nsearch":
         from .nsearch import NeuralSearchBot
-        from .shipped import shipped_model
         body, _, path = arg.partition("@")
         kw: Dict[str, Any] = {}
         for part in (x for x in body.split(":") if x):

@@ -29,10 +29,11 @@ class NeuralBot(Bot):
     ``NeuralModel``. The forward pass is numpy; torch is not needed. A game under other rules than
     the model's (up to the ``STAKE_OPTIONS``: a room's stakes and clock) raises ``ModelError``.
     ``NeuralBot.shipped("classic")`` plays the model shipped with ddz for a variant. Stateless between calls (one instance may sit at every
-    seat; ``ddz.evaluate``'s per-hand copies share the weights)."""
+    seat; ``ddz.evaluate``'s per-hand copies share the weights). ``bids="rule"`` makes a whole-hand
+    model's auction decisions the bidder's too (its play stays the model's)."""
 
     def __init__(self, model: Union[str, "os.PathLike[str]", NeuralModel], *, bidder: Optional[Bot] = None,
-                 name: Optional[str] = None) -> None:
+                 name: Optional[str] = None, bids: str = "model") -> None:
         if isinstance(model, NeuralModel):
             self.model = model
         elif isinstance(model, (str, os.PathLike)):
@@ -41,6 +42,9 @@ class NeuralBot(Bot):
             raise ArgumentTypeError(f"model must be a path or a NeuralModel, not {shown(model)}")
         self.rules = self.model.rules
         self.bidder = bidder if bidder is not None else RuleBot()
+        if bids not in ("model", "rule"):
+            raise ArgumentError(f"bids must be 'model' or 'rule', not {shown(bids)}")
+        self.bids = bids
         self.name = name or "NeuralBot"
         self._checked: Optional[Rules] = self.rules  # the last rules value found playable
         moves = self.rules.action_space_array()
@@ -103,7 +107,7 @@ class NeuralBot(Bot):
         """The action of ``seat`` (the seat to act) in ``game``: the legal action id of highest
         Q value, or the bidder's decision in an auction phase of a play-phase model."""
         seat = _seat_of(game, seat)
-        if game.phase != "PLAY" and not self.model.whole:
+        if game.phase != "PLAY" and (not self.model.whole or self.bids == "rule"):
             return self.bidder.act(game, seat)
         ids, q = self.scores(game, seat)
         return int(ids[int(np.argmax(q))])
