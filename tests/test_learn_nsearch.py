@@ -56,6 +56,9 @@ def test_the_exact_search_keeps_its_node_budget(model):
         tiny.act(g, seat)
         assert tiny.last["how"] == "rollouts" and tiny.last["probe_nodes"] <= 2
         assert 1 <= tiny.last["rollout_worlds"] <= 64 and 1 <= tiny.last["candidates"] <= 3
+        wide = NeuralSearchBot(model, worlds=8, node_limit=1, rollout_worlds=64, topk=0, seed=1)
+        wide.act(g, seat)  # topk=0: the rollout policy's candidates, one play of each shape
+        assert wide.last["how"] == "rollouts" and wide.last["candidates"] >= tiny.last["candidates"]
         rollouts += 1
     assert exact >= 5 and rollouts >= 10
 

@@ -9,7 +9,8 @@ At a play decision the bot
    probes the exact open-hand solver on the most frequent one within ``node_limit`` nodes. When
    the probe completes (the hands are small), every sampled deal is solved within the same node
    limit and the action winning in the most deals is played, ties to the highest Q;
-3. otherwise keeps the model's ``topk`` best actions as the candidates, plays each out in
+3. otherwise keeps the model's ``topk`` best actions as the candidates (``topk=0``: SearchBot's
+   candidates, one play of each shape), plays each out in
    ``rollout_worlds`` sampled deals by the core's fast rollout policy (``_core._pimc``) and plays
    the candidate of highest ``(1 - blend) * rollout win rate + blend * model win rate`` (the
    model's win rate ``(W + 1) / 2``, W the win value: a ``wp`` model's Q, a two-headed ``res``
@@ -105,8 +106,9 @@ class NeuralSearchBot(Bot):
 
     ``model``: a model file or a ``NeuralModel``. ``worlds`` (1..10,000): deals sampled for the
     exact search; ``node_limit`` (1..2**32): the solver's nodes per deal; ``rollout_worlds``
-    (1..100,000): deals each candidate is played out in; ``topk`` (1..1,000): the model's best
-    actions that are candidates for the rollouts; ``blend`` (0..1): the model's weight beside the
+    (1..100,000): deals each candidate is played out in; ``topk`` (0..1,000): the model's best
+    actions that are candidates for the rollouts (0: the rollout policy's candidates, SearchBot's:
+    one play of each shape, the one breaking the fewest groups); ``blend`` (0..1): the model's weight beside the
     rollouts; ``bids``: ``"search"``, ``"model"`` or ``"rule"``; ``bid_worlds`` (1..100,000),
     ``call_at`` and ``rob_at`` (0..1): the auction's play-outs and thresholds; ``seed`` makes the
     sampling reproducible (``ddz.evaluate`` reseeds each hand's copy)."""
@@ -120,7 +122,7 @@ class NeuralSearchBot(Bot):
         self.worlds = int_arg(worlds, "worlds", 1, 10_000)
         self.node_limit = int_arg(node_limit, "node_limit", 1, 2**32)
         self.rollout_worlds = int_arg(rollout_worlds, "rollout_worlds", 1, 100_000)
-        self.topk = int_arg(topk, "topk", 1, 1000)
+        self.topk = int_arg(topk, "topk", 0, 1000)
         self.blend = number_arg(blend, "blend", 0, 1, lo_open=False)
         if bids not in BIDS:
             raise ArgumentError(f"bids must be one of {', '.join(BIDS)}, not {bids!r}")
@@ -185,25 +187,27 @@ class NeuralSearchBot(Bot):
                   q: Any, win: Any) -> Dict[int, float]:
         """The value of each candidate (an index into the legal ids): the rollouts' win rate
         blended with the model's."""
-        keep = [int(i) for i in np.argsort(-q, kind="stable")[: self.topk]]
-        want = {tokens[i]: i for i in keep}
-        moves: List[Any] = []
-        index: List[int] = []
-        for m in game.play_state.legal_moves():
-            t = _canonical(_token(m), game.rules)
-            if t in want and want[t] not in index:
-                moves.append(m)
-                index.append(want[t])
         sides = [0 if s == obs["landlord"] else 1 for s in range(len(obs["cards_left"]))]
         top, owner, passes, left = _position(game, obs)
         rows = sample_deals(obs, self.rollout_worlds, seed=(seed ^ 0x9E3779B97F4A7C15) % 2**64)
-        _, won, done, _ = _core._pimc(game.rules, rows, seat, top, owner, passes, left, sides, moves, 0.0, 0)
+        moves: Optional[List[Any]] = None
+        if self.topk:
+            keep = [int(i) for i in np.argsort(-q, kind="stable")[: self.topk]]
+            want = {tokens[i]: i for i in keep}
+            moves = []
+            for m in game.play_state.legal_moves():
+                t = _canonical(_token(m), game.rules)
+                if want.pop(t, None) is not None:
+                    moves.append(m)
+        cands, won, done, _ = _core._pimc(game.rules, rows, seat, top, owner, passes, left, sides, moves, 0.0, 0)
+        first = {t: i for i, t in reversed(list(enumerate(tokens)))}  # a token's first legal index
+        index = [first[_canonical(_token(m), game.rules)] for m in cands]
         value: Dict[int, float] = {}
         blend = self.blend if win is not None else 0.0
         for i, w in zip(index, won):
             model = (float(win[i]) + 1.0) / 2.0 if win is not None else 0.0
             value[i] = (1.0 - blend) * (w / max(done, 1)) + blend * model
-        self.last.update({"how": "rollouts", "rollout_worlds": done, "candidates": len(moves),
+        self.last.update({"how": "rollouts", "rollout_worlds": done, "candidates": len(cands),
                           "rollouts": {tokens[i]: int(w) for i, w in zip(index, won)},
                           "values": {tokens[i]: value[i] for i in index}})
         return value
