@@ -115,7 +115,7 @@ class NeuralSearchBot(Bot):
 
     def __init__(self, model: Union[str, "os.PathLike[str]", NeuralModel], *, worlds: int = 32,
                  node_limit: int = 4000, rollout_worlds: int = 500, topk: int = 4, blend: float = 0.5,
-                 bids: str = "search", bid_worlds: int = 256, call_at: float = 0.6, rob_at: float = 0.7,
+                 bids: str = "search", bid_worlds: int = 256, call_at: float = 0.7, rob_at: float = 0.85,
                  seed: int = 0, table_mb: float = 16, name: Optional[str] = None) -> None:
         self.net = NeuralBot(model)
         self.rules = self.net.rules
