@@ -57,8 +57,8 @@ __all__ = ["NeuralSearchBot", "BIDS", "exact_wins"]
 #: How a ``NeuralSearchBot`` makes its auction decisions.
 BIDS = ("search", "model", "rule")
 
-# Auction tokens judged by the landlord's worth p: (token, the threshold's attribute).
-_CALLS = {"CALL": "call_at", "BID1": "call_at", "ROB": "rob_at"}
+# The auction tokens a decision is judged by the landlord's worth p at (the others: the model's).
+_CALLS = frozenset({"CALL", "BID1", "ROB"})
 
 
 def _word_ranks(word: int) -> List[int]:
@@ -108,8 +108,8 @@ class NeuralSearchBot(Bot):
     exact search; ``node_limit`` (1..2**32): the solver's nodes per deal; ``rollout_worlds``
     (1..100,000): deals each candidate is played out in; ``topk`` (0..1,000): the model's best
     actions that are candidates for the rollouts (0: the rollout policy's candidates, SearchBot's:
-    one play of each shape, the one breaking the fewest groups); ``blend`` (0..1): the model's weight beside the
-    rollouts; ``bids``: ``"search"``, ``"model"`` or ``"rule"``; ``bid_worlds`` (1..100,000),
+    one play of each shape, the one breaking the fewest groups); ``blend`` (0..1): the model's
+    weight beside the rollouts; ``bids``: ``"search"``, ``"model"`` or ``"rule"``; ``bid_worlds`` (1..100,000),
     ``call_at`` and ``rob_at`` (0..1): the auction's play-outs and thresholds; ``seed`` makes the
     sampling reproducible (``ddz.evaluate`` reseeds each hand's copy)."""
 
