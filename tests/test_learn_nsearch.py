@@ -10,6 +10,7 @@ import pytest
 import ddz
 from ddz.bots import RandomBot, RuleBot
 from ddz.learn import NeuralBot, NeuralSearchBot, shipped_model
+from ddz.learn.shipped import SHIPPED, shipped_path
 from ddz.search.search_bot import _canonical
 from ddz.core.errors import ArgumentError
 
@@ -212,26 +213,39 @@ def test_arguments_are_checked(model):
         NeuralSearchBot(model, call_at=1.5)
 
 
-def test_a_whole_hand_model_may_bid_as_rulebot(model):
-    """``NeuralBot(bids="rule")`` (spec ``neural:bids=rule``): every auction decision is RuleBot's,
-    every play the model's."""
+@pytest.mark.parametrize("variant", sorted(SHIPPED))
+def test_a_whole_hand_model_may_bid_as_rulebot(variant):
+    """``NeuralBot(bids="rule")`` and the specs ``neural:bids=rule`` and ``neural:PATH:bids=rule``:
+    under every variant with a shipped (whole-hand) model, every auction decision is RuleBot's and
+    every play the model's, in every decision of several seeded hands; the model's own bids differ
+    from RuleBot's somewhere in them (so the test can tell the two apart)."""
     from ddz.learn.agents import agent
-    bot = agent("neural:bids=rule", CLASSIC)
-    assert bot.bids == "rule" and agent("neural", CLASSIC).bids == "model"
-    rb, own = RuleBot(), NeuralBot(model)
-    seen = {"auction": 0, "play": 0}
-    for seed in range(6):
-        g = ddz.Game(CLASSIC, seed=seed)
+    rules = ddz.Rules.named(variant)
+    own = NeuralBot.shipped(variant)
+    assert own.model.whole and own.bids == "model"
+    bots = [NeuralBot(own.model, bids="rule"), agent("neural:bids=rule", rules),
+            agent(f"neural:{shipped_path(variant)}:bids=rule", rules)]
+    assert all(b.bids == "rule" for b in bots) and agent("neural", rules).bids == "model"
+    rb = RuleBot()
+    seen = {"auction": 0, "play": 0, "own bids differ": 0}
+    for seed in range(8):
+        g = ddz.Game(rules, seed=seed)
         while not g.is_over:
             s = g.current_seat
-            a = bot.act(g, s)
+            token = dict(zip(g.legal_action_ids(), g.legal_actions()))  # an action id or token -> token
+            mine = token.get(own.act(g, s), None)
+            want = mine if g.phase == "PLAY" else rb.act(g, s)
+            got = [token.get(a, a) for a in (b.act(g, s) for b in bots)]
+            assert mine is not None and got == [want] * len(bots), (variant, seed, g.phase)
             if g.phase == "PLAY":
-                assert a == own.act(g, s)
                 seen["play"] += 1
             else:
-                assert a == rb.act(g, s)
                 seen["auction"] += 1
-            g.apply(a)
-    assert min(seen.values()) > 10
+                seen["own bids differ"] += mine != want
+            g.apply(want)
+    assert min(seen.values()) > 0 and seen["auction"] >= 8 and seen["play"] > 50, seen
+
+
+def test_neuralbot_bids_are_checked(model):
     with pytest.raises(ArgumentError):
         NeuralBot(model, bids="guess")
