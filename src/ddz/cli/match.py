@@ -1,7 +1,7 @@
 """``ddz match``: two agents head to head (``ddz.head_to_head``: every seat assignment of each
 deal), with the role-balanced win rate, the score margin, the landlord share and each agent's CPU
 time a decision. Agents are specs (``ddz.learn.agents``: ``rule``, ``random``, ``search:NODES``,
-``neural[:PATH]``, ``nsearch[...]``, a model file) or ``rlcard`` (RLCard's rule agent, under
+``neural[:PATH][:bids=rule]``, ``nsearch[...]``, a model file) or ``rlcard`` (RLCard's rule agent, under
 ``classic_rlcard`` rules; its seats bid as RuleBot does)."""
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ def add_parser(sub: Any) -> None:
                         description="Play agent A against agent B on seeded deals, each deal under every "
                                     "assignment of A and B to the seats, whole hands with the bidding, and print "
                                     "the role-balanced win rate (parity 0.5), the score margin (parity 0) and "
-                                    "the landlord share with 95 %% intervals over deals, and each agent's CPU time "
-                                    "a decision. Agents: rule, random, search:NODES, neural[:PATH], "
+                                    "the landlord share with 95 % intervals over deals, and each agent's CPU time "
+                                    "a decision. Agents: rule, random, search:NODES, neural[:PATH][:bids=rule], "
                                     "nsearch[:WORLDS][:KEY=VALUE...][@PATH], a model file, or rlcard.")
     mt.add_argument("a", help="agent A")
     mt.add_argument("b", help="agent B")
