@@ -105,7 +105,8 @@ class NeuralBot(Bot):
 
     def act(self, game: Any, seat: int) -> Any:
         """The action of ``seat`` (the seat to act) in ``game``: the legal action id of highest
-        Q value, or the bidder's decision in an auction phase of a play-phase model."""
+        Q value, or the bidder's decision in an auction phase of a play-phase model (of any model
+        with ``bids="rule"``)."""
         seat = _seat_of(game, seat)
         if game.phase != "PLAY" and (not self.model.whole or self.bids == "rule"):
             return self.bidder.act(game, seat)
