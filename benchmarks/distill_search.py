@@ -16,7 +16,9 @@ decision). Two steps:
         --data runs/distill/data --out runs/distill/model.npz --epochs 3
 
 ``--actor student`` plays the model's own choices while SearchBot labels them (DAgger: the states
-the model reaches itself); ``teacher`` (the default) plays SearchBot's. The result is a model file
+the model reaches itself); ``teacher`` (the default) plays SearchBot's. ``--teacher nsearch[...]``
+labels with the search over the model itself (``NeuralSearchBot``: its best valued actions), one
+round of expert iteration (``benchmarks/expert_iteration.py`` runs the rounds). The result is a model file
 for ``NeuralBot`` and ``benchmarks/match.py --a neural:PATH``.
 """
 from __future__ import annotations
@@ -38,21 +40,32 @@ from ddz.bots import SearchBot
 from ddz.learn import NeuralBot, NeuralModel, encode
 
 
-def _best_tokens(teacher: SearchBot) -> Dict[str, int]:
-    """SearchBot's scores of its last decision: the rollouts' wins when its exact probe ran out,
-    else the worlds each action wins in the exact search (empty: nothing won anywhere)."""
+def _best_tokens(teacher: Any) -> Dict[str, float]:
+    """The teacher's scores of its last decision: NeuralSearchBot's blended values after its
+    rollouts, the rollouts' wins (SearchBot's) when the exact probe ran out, else the worlds each
+    action wins in the exact search (empty: nothing won anywhere)."""
     last = teacher.last
-    return dict(last.get("rollouts") or last.get("wins") or {})
+    return dict(last.get("values") or last.get("rollouts") or last.get("wins") or {})
 
 
-def play_hands(job: Tuple[str, int, List[int], str]) -> Dict[str, Any]:
+def make_teacher(spec: str, model_path: str, nodes: int) -> Any:
+    """The teacher: ``search`` (SearchBot at ``nodes`` nodes) or an ``nsearch[...]`` spec, which
+    searches over the model being distilled (expert iteration) unless it names its own (``@PATH``)."""
+    if spec == "search":
+        return SearchBot(time_per_move=None, node_limit=nodes)
+    from ddz.learn.agents import agent
+    model = NeuralModel.load(model_path)
+    return agent(spec if "@" in spec else f"{spec}@{model_path}", model.rules)
+
+
+def play_hands(job: Tuple[str, int, List[int], str, str]) -> Dict[str, Any]:
     """One worker's hands: the records of every play decision SearchBot tells apart (some
     actions best, not all)."""
-    model_path, nodes, seeds, actor = job
+    model_path, nodes, seeds, actor, teacher_spec = job
     student = NeuralBot(model_path)
     rules = student.model.rules
     feats = student.model.features
-    teacher = SearchBot(time_per_move=None, node_limit=nodes)
+    teacher = make_teacher(teacher_spec, model_path, nodes)
     pos, obs, offsets, ids, best, hand_of = [], [], [0], [], [], []
     for seed in seeds:
         g = ddz.Game(rules, seed=seed)
@@ -91,7 +104,8 @@ def gen(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     seeds = list(range(args.seed, args.seed + args.hands))
     chunk = max(1, args.chunk)
-    jobs = [(str(args.model), args.nodes, seeds[i:i + chunk], args.actor) for i in range(0, len(seeds), chunk)]
+    jobs = [(str(args.model), args.nodes, seeds[i:i + chunk], args.actor, args.teacher)
+            for i in range(0, len(seeds), chunk)]
     t0 = time.perf_counter()
     done = states = 0
     # one worker plays in this process (nothing to pickle); more, in forked processes
@@ -105,7 +119,7 @@ def gen(args: argparse.Namespace) -> int:
             print(f"{done} hands, {states} states, {time.perf_counter() - t0:.0f} s", flush=True)
     (out / f"gen-{args.seed}.json").write_text(json.dumps({
         "model": str(args.model), "nodes": args.nodes, "hands": args.hands, "seed": args.seed,
-        "actor": args.actor, "states": states, "seconds": round(time.perf_counter() - t0, 1)}, indent=1) + "\n")
+        "actor": args.actor, "teacher": args.teacher, "states": states, "seconds": round(time.perf_counter() - t0, 1)}, indent=1) + "\n")
     return 0
 
 
@@ -220,6 +234,9 @@ def main(argv: Any = None) -> int:
     g.add_argument("--workers", type=int, default=2)
     g.add_argument("--chunk", type=int, default=50, help="hands a part file (default 50)")
     g.add_argument("--actor", choices=("teacher", "student"), default="teacher")
+    g.add_argument("--teacher", default="search",
+                   help="search (SearchBot at --nodes) or an nsearch[...] spec searching over --model (expert "
+                        "iteration; its best actions are those of highest value) (default search)")
     g.set_defaults(func=gen)
     t = sub.add_parser("fit", help="fine-tune a model's play networks on the labels")
     t.add_argument("--model", required=True)

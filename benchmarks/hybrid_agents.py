@@ -20,6 +20,7 @@ import numpy as np
 
 from ddz import _core
 from ddz.learn import NeuralBot
+from ddz.learn.nsearch import exact_wins
 from ddz.search.sample import sample_deals
 from ddz.search.search_bot import _canonical, _position, _token
 
@@ -39,21 +40,7 @@ class NeuralExact(NeuralBot):
 
     def _exact(self, game: Any, seat: int, obs: Dict[str, Any], seed: int) -> Optional[Counter]:
         """Wins per action token over the sampled deals, or None when the probe runs out."""
-        rows = sample_deals(obs, self.worlds, seed=seed)
-        worlds = Counter(tuple(int(w) for w in r) for r in rows).most_common()
-        sides = [0 if s == obs["landlord"] else 1 for s in range(len(obs["cards_left"]))]
-        top, owner, passes, left = _position(game, obs)
-        wins: Counter = Counter()
-        for k, (world, mult) in enumerate(worlds):
-            res = _core._solve(game.rules, list(world), seat, top, owner, passes, left, sides, True, 0.0,
-                               self.node_limit, 16)
-            if not res[0]:
-                if k == 0:
-                    return None
-                continue
-            for m in res[2]:
-                wins[_token(m)] += mult
-        return wins
+        return exact_wins(game, seat, obs, seed, self.worlds, self.node_limit)[0]
 
     def _searched(self, game: Any, seat: int, obs: Dict[str, Any], seed: int, ids: Any, q: Any) -> Optional[Counter]:
         wins = self._exact(game, seat, obs, seed)

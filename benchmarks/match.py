@@ -26,7 +26,14 @@ package has one) or ``neural:PATH`` (a model file), ``rlcard`` (RLCard's rule ag
 SearchBot's search (``benchmarks/hybrid_agents.py``): ``neural+exact:NODES`` (the model, with the
 exact search in the endgame) and ``neural+search:NODES[:TOPK]`` (SearchBot's play, the model's bids
 and ties, its TOPK best actions the only candidates when given), either with ``@PATH`` for a model
-file instead of the shipped one.
+file instead of the shipped one; ``nsearch[:ROLLOUT_WORLDS][:KEY=VALUE...][@PATH]``
+(``ddz.learn.NeuralSearchBot`` over the shipped model or the file PATH, ``KEY=VALUE`` any of its
+keyword arguments: ``nsearch:1000:topk=6:bids=rule``).
+
+Every decision's CPU time is measured (``time.process_time``) where the agent has a choice (two
+legal actions or more); the median and p99 per agent are printed and written. ``--chunks DIR`` plays the deals in chunks of ``--chunk-size``, each saved to
+DIR as it ends, and skips the chunks already there: a long match survives being stopped and
+resumes where it was.
 
     python benchmarks/match.py --variant classic --a neural:benchmarks/results/train-classic-whole/model.npz \\
         --b rule --deals 500
@@ -36,45 +43,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
 import ddz
-from ddz.bots import Bot, RandomBot, RuleBot, SearchBot
-
-
-class BidsAsRuleBot(Bot):
-    """A bot whose auction decisions are RuleBot's and whose plays are another bot's."""
-
-    def __init__(self, player: Any) -> None:
-        self.player, self.bidder = player, RuleBot()
-        self.name = getattr(player, "name", type(player).__name__)
-
-    def reseed(self, seed: int) -> None:
-        if hasattr(self.player, "reseed"):
-            self.player.reseed(seed)
-
-    def act(self, game: Any, seat: int) -> Any:
-        return self.player.act(game, seat) if game.phase == "PLAY" else self.bidder.act(game, seat)
+from ddz.learn.agents import BidsAsRuleBot, Timed, agent, cpu_summary
 
 
 def make_agent(spec: str, rules: ddz.Rules) -> Any:
+    """The agent of a spec: ``ddz.learn.agents.agent``'s, RLCard's rule agent (``rlcard``) and the
+    hybrids of ``hybrid_agents`` (``neural+exact:...``, ``neural+search:...``)."""
     kind, _, arg = spec.partition(":")
-    if kind == "rule":
-        return RuleBot()
-    if kind == "random":
-        return RandomBot(0)
-    if kind == "search":
-        return SearchBot(time_per_move=None, node_limit=int(arg or 4000))
-    if kind == "neural":
-        from ddz.learn import NeuralBot
-        if arg:
-            return NeuralBot(arg)
-        from ddz import learn
-        return learn.NeuralBot.shipped(rules)  # type: ignore[attr-defined]
     if kind in ("neural+exact", "neural+search"):
         import hybrid_agents as H
         nums, _, path = arg.partition("@")
@@ -86,8 +69,10 @@ def make_agent(spec: str, rules: ddz.Rules) -> Any:
     if kind == "rlcard":
         from ddz.peers import RLCardRuleBot
         return BidsAsRuleBot(RLCardRuleBot())
-    raise SystemExit(f"unknown agent {spec!r}: rule, random, search:NODES, neural[:PATH], rlcard, "
-                     "neural+exact:NODES[@PATH], neural+search:NODES[:TOPK][@PATH]")
+    try:
+        return agent(spec, rules)
+    except ddz.ArgumentError as e:
+        raise SystemExit(f"{e}; here also rlcard, neural+exact:NODES[@PATH], neural+search:NODES[:TOPK][@PATH]")
 
 
 def _shipped(rules: ddz.Rules) -> Any:
@@ -125,11 +110,58 @@ def by_configuration(res: ddz.HeadToHeadResult) -> Dict[str, Any]:
     return out
 
 
-def match(a: Any, b: Any, rules: ddz.Rules, deals: int, seed: int) -> Dict[str, Any]:
+def chunked(a: Any, b: Any, rules: ddz.Rules, deals: int, seed: int, folder: str, size: int,
+            share: Optional[str] = None) -> Optional[ddz.HeadToHeadResult]:
+    """``ddz.head_to_head`` over ``deals`` deals in chunks of ``size``, each chunk's hands saved
+    in ``folder`` (``chunk-FIRST.npz``, with the decisions' CPU times) and read back instead of
+    played when already there; the whole as one result. ``share`` ``"I/K"`` plays only chunks
+    ``I, I + K, ...`` (K processes side by side, each given its I) and returns None: a last run
+    without it joins them."""
+    os.makedirs(folder, exist_ok=True)
+    mine = None if share is None else tuple(int(x) for x in share.split("/"))
+    parts = []
+    for k, first in enumerate(range(0, deals, size)):
+        count = min(size, deals - first)
+        path = os.path.join(folder, f"chunk-{first:06d}-{count}.npz")
+        if mine is not None and k % mine[1] != mine[0]:
+            continue
+        if not os.path.exists(path):
+            ta, tb = len(a.times), len(b.times)
+            r = ddz.head_to_head(a, b, rules, games=count, seed=seed, first_deal=first)
+            tmp = path + ".tmp.npz"
+            np.savez(tmp, scores=r.scores, landlord=r.landlord, landlord_won=r.landlord_won,
+                     times_a=np.asarray(a.times[ta:]), times_b=np.asarray(b.times[tb:]))
+            os.replace(tmp, path)
+            print(f"  deals {first}..{first + count - 1} played", flush=True)
+        else:
+            with np.load(path) as z:
+                a.times.extend(z["times_a"].tolist())
+                b.times.extend(z["times_b"].tolist())
+        with np.load(path) as z:
+            parts.append((z["scores"], z["landlord"], z["landlord_won"]))
+    if mine is not None:
+        return None
+    from ddz.search.evaluate import seat_assignments
+    return ddz.HeadToHeadResult(rules=rules, deals=deals, seed=seed, first_deal=0, names=(a.name, b.name),
+                                assignments=seat_assignments(rules.players), scores=np.concatenate([p[0] for p in parts]),
+                                landlord=np.concatenate([p[1] for p in parts]),
+                                landlord_won=np.concatenate([p[2] for p in parts]))
+
+
+def match(a: Any, b: Any, rules: ddz.Rules, deals: int, seed: int, chunks: Optional[str] = None,
+          chunk_size: int = 50, share: Optional[str] = None) -> Optional[Dict[str, Any]]:
     """A against B on ``deals`` deals seeded ``seed`` (``ddz.head_to_head``): its measures as a
-    JSON-ready dict, with ``by_configuration``."""
-    res = ddz.head_to_head(a, b, rules, games=deals, seed=seed)
+    JSON-ready dict, with ``by_configuration`` and each agent's CPU time a decision."""
+    a, b = (x if isinstance(x, Timed) else Timed(x) for x in (a, b))
+    if chunks:
+        joined = chunked(a, b, rules, deals, seed, chunks, chunk_size, share)
+        if joined is None:
+            return None
+        res = joined
+    else:
+        res = ddz.head_to_head(a, b, rules, games=deals, seed=seed)
     out = res.summary()
+    out["cpu_a"], out["cpu_b"] = cpu_summary(a.times), cpu_summary(b.times)
     out["by_configuration"] = by_configuration(res)
     out["table"] = res.table()
     return out
@@ -143,16 +175,29 @@ def main(argv: Any = None) -> int:
     ap.add_argument("--deals", type=int, default=200, help="seeded deals (default 200)")
     ap.add_argument("--seed", type=int, default=2026, help="deal seed (default 2026)")
     ap.add_argument("--out", default=None, help="write the result as JSON here")
+    ap.add_argument("--chunks", default=None, metavar="DIR",
+                    help="play in chunks saved to DIR, skipping those already there (resumable)")
+    ap.add_argument("--chunk-size", type=int, default=50, help="deals a chunk (default 50)")
+    ap.add_argument("--share", default=None, metavar="I/K",
+                    help="with --chunks: play only every K-th chunk from the I-th (K processes side by side); "
+                         "a run without it then joins the chunks")
     args = ap.parse_args(argv)
     rules = ddz.Rules.named(args.variant)
     a, b = make_agent(args.a, rules), make_agent(args.b, rules)
     t = time.perf_counter()
-    res = match(a, b, rules, args.deals, args.seed)
+    res = match(a, b, rules, args.deals, args.seed, args.chunks, args.chunk_size, args.share)
+    if res is None:
+        print(f"share {args.share} of {args.deals} deals played into {args.chunks}")
+        return 0
     res.update({"variant": args.variant, "a": args.a, "b": args.b, "seed": args.seed,
                 "seconds": round(time.perf_counter() - t, 1)})
     table = res.pop("table")
     print(f"{args.a} (A) against {args.b} (B), {args.deals} deals, seed {args.seed}, {res['seconds']} s")
     print(table)
+    for who in ("a", "b"):
+        c = res[f"cpu_{who}"]
+        print(f"{who.upper()}'s CPU a decision: median {c['median_ms']} ms, p99 {c['p99_ms']} ms "
+              f"({c['decisions']} decisions)")
     if args.out:
         with open(args.out, "w") as f:
             json.dump(res, f, indent=1)

@@ -5,6 +5,8 @@ import json
 
 import pytest
 
+import ddz
+
 import match
 
 
@@ -59,3 +61,51 @@ def test_douzero_protocol_runs_in_douzero_s_harness(tmp_path):
     assert all(len(x["landlord"]) == 20 and len(x["landlord_up"]) == 17 and len(x["landlord_down"]) == 17
                and all(c in x["landlord"] for c in x["three_landlord_cards"]) for x in d)
     assert d == dp.deals(3, 1)
+
+
+def test_match_seats_the_search_over_the_network_and_resumes_from_its_chunks(tmp_path, capsys):
+    """``nsearch:...`` seats NeuralSearchBot with its keyword arguments; every decision with a choice
+    is timed; with --chunks a second run reads the saved chunks instead of playing them again and
+    gives the same measures."""
+    out, chunks = tmp_path / "m.json", tmp_path / "chunks"
+    argv = ["--a", "nsearch:64:topk=2:bid_worlds=32:call_at=0.7", "--b", "rule", "--deals", "3",
+            "--chunks", str(chunks), "--chunk-size", "2", "--out", str(out)]
+    assert match.main(argv) == 0
+    first = json.loads(out.read_text())
+    assert capsys.readouterr().out.count("played") == 2 and len(list(chunks.iterdir())) == 2
+    assert first["a"] == argv[1] and first["deals"] == 3 and first["games"] == 18
+    assert first["cpu_a"]["decisions"] > 50 and first["cpu_a"]["median_ms"] > 0
+    assert match.main(argv) == 0
+    again = json.loads(out.read_text())
+    assert "played" not in capsys.readouterr().out
+    for m in MEASURES + ("cpu_a", "cpu_b"):
+        assert again[m] == first[m]
+    # two shares side by side give the same chunks; the join reads them
+    split = tmp_path / "split"
+    for share in ("0/2", "1/2"):
+        assert match.main(argv[:6] + ["--chunks", str(split), "--chunk-size", "2", "--share", share]) == 0
+    assert sorted(p.name for p in split.iterdir()) == sorted(p.name for p in chunks.iterdir())
+    assert match.main(argv[:6] + ["--chunks", str(split), "--chunk-size", "2", "--out", str(out)]) == 0
+    assert all(json.loads(out.read_text())[m] == first[m] for m in MEASURES)
+    bot = match.make_agent("nsearch:64:topk=2:bids=rule:blend=0.25", ddz.Rules.classic())
+    assert (bot.rollout_worlds, bot.topk, bot.bids, bot.blend) == (64, 2, "rule", 0.25)
+    from pathlib import Path
+    twop = Path(ddz.learn.__file__).parent / "models" / "two_player.npz"
+    bot = match.make_agent(f"nsearch@{twop}", ddz.Rules.two_player())
+    assert bot.rules == ddz.Rules.two_player() and bot.rollout_worlds == 500
+
+
+def test_round_robin_plays_every_pair_once_and_resumes(tmp_path, capsys):
+    """benchmarks/round_robin.py: each pair once, every bot's CPU time over all its matches; a
+    second run reads the saved pairs."""
+    import round_robin
+    argv = ["--bots", "random,rule,search:200", "--deals", "2", "--dir", str(tmp_path)]
+    assert round_robin.main(argv) == 0
+    res = json.loads((tmp_path / "summary.json").read_text())
+    assert [(p["a"], p["b"]) for p in res["pairs"]] == [("random", "rule"), ("random", "search:200"),
+                                                        ("rule", "search:200")]
+    assert res["pairs"][0]["role_balanced_wp"] < 0.5 and all(c["decisions"] > 0 for c in res["cpu"].values())
+    first = capsys.readouterr().out
+    assert first.count(" against ") == 3
+    assert round_robin.main(argv) == 0 and " against " not in capsys.readouterr().out
+    assert json.loads((tmp_path / "summary.json").read_text()) == res

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import sys
 import time
 
@@ -27,14 +28,20 @@ def arrays_equal(a, b):
     return set(a) == set(b) and all(np.array_equal(a[k], b[k]) for k in a)
 
 
+def fixed_batch(tr, objective, n=256, seed=1):
+    """``n`` frames of the landlord's network (position 0) from 32 tables played by ``tr``'s
+    networks without exploration: (obs, act, hist, ret)."""
+    actor = Actor(tr.rules, tr.feats, 32, objective, 0.0, False)
+    actor.reset(seed)
+    frames = []
+    while sum(len(f[2]) for f in frames if f[0] == 0) < n:
+        frames += actor.step(tr.model)
+    return tuple(np.concatenate([f[k] for f in frames if f[0] == 0])[:n] for k in range(1, 5))
+
+
 def test_the_loss_falls_on_a_fixed_batch():
     tr = Trainer(TrainConfig(**TINY, lr=1e-3, seed=3))
-    actor = Actor(tr.rules, tr.feats, 32, "adp", 0.0, False)
-    actor.reset(1)
-    frames = []
-    while sum(len(f[2]) for f in frames if f[0] == 0) < 256:
-        frames += actor.step(tr.model)
-    obs, act, hist, ret = (np.concatenate([f[k] for f in frames if f[0] == 0])[:256] for k in range(1, 5))
+    obs, act, hist, ret = fixed_batch(tr, "adp")
     losses = [tr.learn(0, obs, act, hist, ret) for _ in range(100)]
     assert losses[-1] < 0.3 * losses[0], (losses[0], losses[-1])
 
@@ -199,6 +206,12 @@ def test_ddz_train_runs_end_to_end(tmp_path, capsys):
     assert main(args) == 0
     text = capsys.readouterr()
     assert "frames/s" in text.err and "win rate" in text.out
+    # the progress line: target and share, time spent and left, each network's loss by name
+    last = [ln for ln in text.err.splitlines() if "frames/s" in ln][-1]
+    assert re.search(r"[\d,]+ / 1,000 frames \(100\.0 %\)  elapsed \d:\d\d:\d\d  ETA 0:00:00  ", last), last
+    assert all(f" {name} " in last for name in ("landlord", "down", "up", "bids")), last
+    # the summary: the last evaluation by role and the landlord share
+    assert re.search(r"as landlord \d\.\d{3}, as farmer \d\.\d{3}, landlord in \d+ % of its hands", text.out)
     with open(os.path.join(out, "log.csv")) as f:
         rows = list(csv.DictReader(f))
     assert rows and all(int(r["frames"]) > 0 for r in rows)

@@ -19,6 +19,7 @@ from ..hand.game import Game
 from ..core.rules import Rules
 from ..core.variants import VARIANT
 from ..search.simulate import simulate
+from . import match as _cli_match
 from . import solve as _cli_solve
 from . import train as _cli_train
 from .play import BOT_KINDS, VARIANTS, play_markup, print_result, rules_of, run_play, show_cards
@@ -318,8 +319,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     pl.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
     pl.add_argument("--bot", default=None, choices=BOT_KINDS,
-                    help="the other seats' bots: rules (RuleBot), random, or neural (NeuralBot playing the model "
-                         "shipped with ddz for the variant, or --model) (default rules; neural with --model)")
+                    help="the other seats' bots: rules (RuleBot), random, neural (NeuralBot playing the model "
+                         "shipped with ddz for the variant, or --model) or nsearch (NeuralSearchBot: the same model "
+                         "searched over sampled deals) (default rules; neural with --model)")
     pl.add_argument("--model", default=None, metavar="PATH",
                     help="the model file (.npz, from ddz train) the neural bots play (default: the model shipped "
                          "for the variant, docs/models.md)")
@@ -372,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _cli_solve.add_parser(sub)
     _cli_train.add_parser(sub)
+    _cli_match.add_parser(sub)
     from ..server import cli as _server_cli  # imports nothing optional until it runs
     _server_cli.add_parser(sub)
     return p

@@ -35,7 +35,7 @@ __all__ = ["VARIANTS", "BOT_KINDS", "rules_of", "neural_bot", "show_cards", "pla
 # their aliases).
 VARIANTS: Mapping[str, str] = RULES_NAMES
 #: ``ddz play --bot``: RuleBot, RandomBot, or NeuralBot (a shipped model or ``--model``).
-BOT_KINDS = ("rules", "random", "neural")
+BOT_KINDS = ("rules", "random", "neural", "nsearch")
 
 
 def rules_of(name: str) -> Rules:
@@ -258,11 +258,15 @@ def _bots(args: argparse.Namespace) -> Tuple[Rules, str, Callable[[int], Any]]:
     """The rules, the bot kind and a seat -> bot function of ``ddz play``'s options; ``DdzError``
     (one line) for options that do not go together or a model that cannot be played."""
     kind = args.bot or ("neural" if args.model is not None else "rules")
-    if args.model is not None and kind != "neural":
+    if args.model is not None and kind not in ("neural", "nsearch"):
         raise ArgumentError(f"--model is the neural bots' model: it does not go with --bot {kind}")
     if kind == "neural":
         bot = neural_bot(args.variant, args.model)
         return args.variant or bot.rules, kind, lambda seat: bot
+    if kind == "nsearch":  # the search over the model (ddz.learn.NeuralSearchBot), its default budget
+        from ..learn import NeuralSearchBot
+        net = neural_bot(args.variant, args.model)
+        return args.variant or net.rules, kind, lambda seat: NeuralSearchBot(net.model, seed=(args.seed or 0) + seat)
     rules = args.variant or Rules.classic()
     if kind == "rules":
         return rules, kind, lambda seat: RuleBot()

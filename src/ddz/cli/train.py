@@ -66,12 +66,14 @@ def add_parser(sub: Any) -> None:
                     help="the share of hands in which the rule policy (RuleBot's bids, SearchBot's rollout play) "
                          "plays some seats, the networks the others (1..players-1 of them, at random); only the "
                          "networks' seats are trained on (default 0: self-play only)")
-    tr.add_argument("--objective", default=d["objective"], choices=("wp", "adp", "score"),
-                    help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs) or score (whole hands: the "
-                         "variant's score over its REWARD_SCALE; --play-only: the play phase's score) "
-                         f"(default {d['objective']})")
-    tr.add_argument("--net", default=d["net"], choices=("small", "douzero"),
-                    help=f"network preset: small (an MLP) or douzero (LSTM + MLP) (default {d['net']})")
+    tr.add_argument("--objective", default=None, choices=("wp", "adp", "score", "wp+score"),
+                    help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs), score (whole hands: the "
+                         "variant's score over its REWARD_SCALE; --play-only: the play phase's score) or "
+                         "wp+score (both, one head each: --net res) "
+                         f"(default {d['objective']}; wp+score with --net res)")
+    tr.add_argument("--net", default=d["net"], choices=("small", "douzero", "res"),
+                    help="network preset: small (an MLP), douzero (LSTM + MLP) or res (a residual MLP with a "
+                         f"win head and a score head) (default {d['net']})")
     tr.add_argument("--hidden", type=_hidden, default=None, metavar="W,W,...",
                     help="hidden layer widths replacing the preset's (default: the preset's)")
     tr.add_argument("--tables", type=int, default=d["tables"], help=f"tables per actor (default {d['tables']})")
@@ -85,6 +87,14 @@ def add_parser(sub: Any) -> None:
     tr.add_argument("--lr", type=float, default=d["lr"], help=f"learning rate (default {d['lr']})")
     tr.add_argument("--epsilon", type=float, default=d["epsilon"],
                     help=f"exploration: the chance of a random legal action (default {d['epsilon']})")
+    tr.add_argument("--bid-epsilon", type=float, default=None,
+                    help="exploration in the decisions (bids, shows, ...) (default: --epsilon)")
+    tr.add_argument("--schedule-frames", type=int, default=0, metavar="FRAMES",
+                    help="the frames over which --lr, --epsilon and --bid-epsilon go to their --*-end values "
+                         "along half a cosine (default 0: no schedule)")
+    tr.add_argument("--lr-end", type=float, default=None, help="the learning rate at the schedule's end")
+    tr.add_argument("--epsilon-end", type=float, default=None, help="--epsilon at the schedule's end")
+    tr.add_argument("--bid-epsilon-end", type=float, default=None, help="--bid-epsilon at the schedule's end")
     tr.add_argument("--seed", type=int, default=d["seed"], help=f"run seed (default {d['seed']})")
     tr.add_argument("--mode", default=d["mode"], choices=("single", "threads", "processes", "ray"),
                     help="single: one thread, reproducible; threads: actor threads beside the learner; "
@@ -138,7 +148,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
             if os.path.exists(os.path.join(args.out, "checkpoint.pt")):
                 print(f"ddz train: {args.out} holds a run already: --resume continues it", file=sys.stderr)
                 return 2
-            cfg = TrainConfig(variant=args.variant, whole=not args.play_only, objective=args.objective,
+            objective = args.objective or ("wp+score" if args.net == "res" else _defaults()["objective"])
+            cfg = TrainConfig(variant=args.variant, whole=not args.play_only, objective=objective,
                               net=args.net, hidden=args.hidden,
                               tables=args.tables, batch_size=args.batch_size, optimizer=args.optimizer,
                               lr=args.lr, epsilon=args.epsilon, seed=args.seed, mode=args.mode, device=args.device,
@@ -147,7 +158,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
                               buffer_frames=max(32768, 4 * args.batch_size),
                               init=None if args.init is None else os.path.abspath(args.init), grow=args.grow,
                               actor_int8=args.actor_int8, learner_threads=args.learner_threads,
-                              rule_tables=args.rule_tables, passes=args.passes)
+                              rule_tables=args.rule_tables, passes=args.passes, bid_epsilon=args.bid_epsilon,
+                              schedule_frames=args.schedule_frames, lr_end=args.lr_end,
+                              epsilon_end=args.epsilon_end, bid_epsilon_end=args.bid_epsilon_end)
             trainer = Trainer(cfg, out=args.out)
         seconds = None if args.hours is None else args.hours * 3600.0
         with _graceful_stop(trainer):
@@ -163,10 +176,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     except DdzError as e:
         print(f"ddz train: {e}", file=sys.stderr)
         return 2
-    fps = summary["frames_per_s"]
-    line = f"{summary['frames']:,} frames in {summary['train_seconds']:.0f} s of training ({fps:,.0f} frames/s)"
-    if "eval_wp" in summary:
-        line += f"; against RuleBot: win rate {summary['eval_wp']:.3f}, mean score {summary['eval_score']:.3f}"
-    print(line)
+    for line in trainer.summary_lines():
+        print(line)
     print(f"model: {os.path.join(args.out, 'model.npz')}")
     return 0

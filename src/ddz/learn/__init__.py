@@ -1,7 +1,8 @@
 """For learning agents: the encoders (``ddz.learn.encode``), ``VectorEnv``, the framework
 environments (``ddz.learn.envs``, also reachable as ``ddz.envs``), and agents that learn: a Deep
 Monte-Carlo trainer (``ddz.learn.dmc``, needs torch: ``pip install
-".[learn]"``) and ``NeuralBot``, which plays a trained model with numpy only; the models shipped
+".[learn]"``) and ``NeuralBot``, which plays a trained model with numpy only (``NeuralSearchBot``: the model
+searched over sampled deals, the exact solver at the end); the models shipped
 with ddz, one per variant (``SHIPPED``, ``shipped_model``, ``NeuralBot.shipped``; docs/models.md).
 
 Importing ``ddz.learn`` does not import torch; the trainer's names (``Trainer``,
@@ -14,10 +15,11 @@ from typing import Any
 from .bot import NeuralBot
 from .features import ENCODER_VERSION, Features, features_for
 from .model import ModelError, NeuralModel
+from .nsearch import NeuralSearchBot
 from .nets import PRESETS
 from .shipped import SHIPPED, shipped_model
 
-__all__ = ["NeuralBot", "NeuralModel", "ModelError", "SHIPPED", "shipped_model", "Features", "features_for", "ENCODER_VERSION", "PRESETS",
+__all__ = ["NeuralBot", "NeuralSearchBot", "NeuralModel", "ModelError", "SHIPPED", "shipped_model", "Features", "features_for", "ENCODER_VERSION", "PRESETS",
            "Trainer", "TrainConfig"]
 
 

@@ -15,6 +15,9 @@ import torch
 from ..core.rules import Rules
 from .features import HISTORY, Features
 from .rewards import REWARD_SCALE
+
+#: The score head's targets are clipped to this (``ddz.learn.dmc.SCORE_LOSS_WEIGHT`` says why).
+SCORE_CLIP = 16.0
 from .torch_nets import QModel
 from .vector_env import VectorEnv
 
@@ -75,9 +78,12 @@ class Actor:
     (a network seat on the other side of another is its opponent, as in self-play)."""
 
     def __init__(self, rules: Rules, feats: Features, tables: int, objective: str, epsilon: float,
-                 lstm: bool, rule_tables: float = 0.0) -> None:
+                 lstm: bool, rule_tables: float = 0.0, bid_epsilon: Optional[float] = None) -> None:
         self.rules, self.feats, self.n = rules, feats, tables
         self.objective, self.epsilon, self.lstm = objective, epsilon, lstm
+        # the decision network's exploration (bids, shows, ...): epsilon unless given; the trainer's
+        # schedule may change both between steps
+        self.bid_epsilon = epsilon if bid_epsilon is None else bid_epsilon
         self.rule_tables = float(rule_tables)
         self.env: Optional[VectorEnv] = None
         self.players = rules.players
@@ -178,9 +184,10 @@ class Actor:
             offsets, ids, obs, hist, pos = sub, ids[at], obs[tables], hist[tables], pos[tables]
         q = score_actions(model, self.feats, obs, ids, offsets, hist, self.lstm, pos)
         rows = greedy(q, offsets)
-        if self.epsilon > 0:
+        if self.epsilon > 0 or self.bid_epsilon > 0:
             k = len(offsets) - 1
-            explore = self.rng.random(k) < self.epsilon
+            eps = np.where(pos == self.players, self.bid_epsilon, self.epsilon) if self.whole else self.epsilon
+            explore = self.rng.random(k) < eps
             counts = np.diff(offsets)
             rand = offsets[:-1] + (self.rng.random(k) * counts).astype(np.int64)
             rows = np.where(explore, rand, rows)
@@ -213,6 +220,9 @@ class Actor:
             ret = sign
         elif self.objective == "adp":
             ret = sign * np.exp2(self.bombs[done][table]).astype(np.float32)
+        elif self.objective == "wp+score":  # a two-headed network's targets: (win, score)
+            score = np.clip(reward[table, seat] / self.scale, -SCORE_CLIP, SCORE_CLIP).astype(np.float32)
+            ret = np.stack([sign, score], axis=1)
         else:
             ret = (reward[table, seat] / self.scale).astype(np.float32)
         self.frames_made += len(act)

@@ -29,10 +29,11 @@ class NeuralBot(Bot):
     ``NeuralModel``. The forward pass is numpy; torch is not needed. A game under other rules than
     the model's (up to the ``STAKE_OPTIONS``: a room's stakes and clock) raises ``ModelError``.
     ``NeuralBot.shipped("classic")`` plays the model shipped with ddz for a variant. Stateless between calls (one instance may sit at every
-    seat; ``ddz.evaluate``'s per-hand copies share the weights)."""
+    seat; ``ddz.evaluate``'s per-hand copies share the weights). ``bids="rule"`` makes a whole-hand
+    model's auction decisions the bidder's too (its play stays the model's)."""
 
     def __init__(self, model: Union[str, "os.PathLike[str]", NeuralModel], *, bidder: Optional[Bot] = None,
-                 name: Optional[str] = None) -> None:
+                 name: Optional[str] = None, bids: str = "model") -> None:
         if isinstance(model, NeuralModel):
             self.model = model
         elif isinstance(model, (str, os.PathLike)):
@@ -41,6 +42,9 @@ class NeuralBot(Bot):
             raise ArgumentTypeError(f"model must be a path or a NeuralModel, not {shown(model)}")
         self.rules = self.model.rules
         self.bidder = bidder if bidder is not None else RuleBot()
+        if bids not in ("model", "rule"):
+            raise ArgumentError(f"bids must be 'model' or 'rule', not {shown(bids)}")
+        self.bids = bids
         self.name = name or "NeuralBot"
         self._checked: Optional[Rules] = self.rules  # the last rules value found playable
         moves = self.rules.action_space_array()
@@ -79,9 +83,12 @@ class NeuralBot(Bot):
             out[-len(ids):] = ids
         return out
 
-    def scores(self, game: Any, seat: int) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    def scores(self, game: Any, seat: int, *, heads: bool = False) -> Tuple[npt.NDArray[np.int64],
+                                                                            npt.NDArray[np.float32]]:
         """The legal action ids of ``seat`` (to act: in the play phase, or in any phase for a
-        whole-hand model) and their Q values."""
+        whole-hand model) and their Q values (the values actions are chosen by); with
+        ``heads=True`` every head's output instead, (actions, heads): a ``res`` model's win value
+        and expected score."""
         seat = _seat_of(game, seat)
         self._check(game)
         whole = self.model.whole
@@ -92,13 +99,16 @@ class NeuralBot(Bot):
         f = self.model.features
         position = f.decision_position if game.phase != "PLAY" else int(f.position(obs[None])[0])
         hist = self.history(game) if self.model.net["arch"] == "lstm" else None
+        if heads:
+            return ids, self.model.head_values(position, obs, ids, hist)
         return ids, self.model.q_values(position, obs, ids, hist)
 
     def act(self, game: Any, seat: int) -> Any:
         """The action of ``seat`` (the seat to act) in ``game``: the legal action id of highest
-        Q value, or the bidder's decision in an auction phase of a play-phase model."""
+        Q value, or the bidder's decision in an auction phase of a play-phase model (of any model
+        with ``bids="rule"``)."""
         seat = _seat_of(game, seat)
-        if game.phase != "PLAY" and not self.model.whole:
+        if game.phase != "PLAY" and (not self.model.whole or self.bids == "rule"):
             return self.bidder.act(game, seat)
         ids, q = self.scores(game, seat)
         return int(ids[int(np.argmax(q))])

@@ -21,18 +21,18 @@ forward pass per position (the state's part of the first layer once per table, n
 action); finished hands' frames go to fixed-shape per-position ring buffers which the learner
 reads in batches of ``batch_size``.
 
-Modes: ``single`` (one thread: act, then learn, in turn; with the same seed a run gives the same
+The learner's loop (``Trainer._run``) is written once, over a *source* of frames
+(``FrameSource``); each way of acting (``TrainConfig.mode``) is a short sibling module:
+``act_single`` (one thread: act, then learn, in turn; with the same seed a run gives the same
 weights bit for bit, and a run resumed from its checkpoint gives the weights of the uninterrupted
-run), ``threads`` (``actors`` actor threads, each with its own tables and a copy of the networks
-refreshed every ``sync_every`` steps, and the learner in the calling thread; torch and the env
-release the GIL; not reproducible), ``processes`` (``actors`` actor processes, forked, each
-reading the learner's networks from shared memory every ``sync_every`` steps and sending its
-frames through a queue; uses every core; not reproducible; Linux and macOS), ``ray`` (``actors``
-Ray actors, on this machine or a cluster (``ray.init`` first, or ``RAY_ADDRESS``), each with its own
-tables and a copy of the networks, sent the learner's weights every ``sync_every`` steps of
-theirs and returning their finished frames; not reproducible). ``device`` places the learner's
-networks (``"cpu"``, ``"cuda"``, ``"auto"``: a GPU where torch sees one); actors act on the CPU
-except in ``single`` mode, which acts with the learner's networks.
+run), ``act_threads`` (``actors`` actor threads filling the learner's rings; torch and the env
+release the GIL), ``act_processes`` (``actors`` forked processes reading the learner's networks
+from shared memory and sending their frames through a queue; every core) and ``act_ray``
+(``actors`` Ray actors, on this machine or a cluster). Only ``single`` is reproducible. ``device``
+places the learner's networks (``"cpu"``, ``"cuda"``, ``"auto"``: a GPU where torch sees one);
+actors act on the CPU except in ``single`` mode, which acts with the learner's networks. The
+options are ``TrainConfig``'s (``ddz.learn.config``), the learning rate and exploration over the
+run ``ddz.learn.schedule``'s.
 
 A run directory holds ``config.json``, ``checkpoint.pt`` (the networks, the optimisers, the
 counters, the buffers), ``model.npz`` (the latest networks for ``NeuralBot``, no torch needed)
@@ -46,8 +46,8 @@ import math
 import os
 import threading
 import time
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Callable, Dict, List, Optional, TextIO, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Protocol, TextIO, Tuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -60,113 +60,23 @@ from ..search.evaluate import evaluate
 from .bot import NeuralBot
 from .features import GROUP, HISTORY, features_for
 from .model import NeuralModel, rules_record
-from .nets import grow, net_config, param_shapes
-from .torch_nets import QModel
-from .actor import Actor, int8_copy
+from .nets import grow, heads_of, net_config, param_shapes
+from .config import MODES, OBJECTIVES, TrainConfig, mix_seed
+from .torch_nets import QModel, QNet
+from .actor import Actor
 
 __all__ = ["TrainConfig", "Trainer", "OBJECTIVES", "MODES"]
 
-OBJECTIVES = ("wp", "adp", "score")
-MODES = ("single", "threads", "processes", "ray")
-DEVICES = ("cpu", "cuda", "auto")
+#: A two-headed network's loss: the win head's mean squared error plus this times the score
+#: head's. Scores spread far wider than ±1 (robs, shows, bombs and springs multiply them; early
+#: self-play robs at random), and unweighted their errors would drown the win head's in the
+#: shared layers. Its targets are clipped to ±``actor.SCORE_CLIP`` (in REWARD_SCALE units, a plain
+#: landlord win being 1), so a rare hand of huge multipliers moves the network no more than one
+#: of 16.
+SCORE_LOSS_WEIGHT = 0.1
 CONFIG_FILE, CHECKPOINT_FILE, MODEL_FILE, LOG_FILE, CURVE_FILE = (
     "config.json", "checkpoint.pt", "model.npz", "log.csv", "curve.png")
 
-
-@dataclass
-class TrainConfig:
-    """Everything a run depends on (saved as the run's ``config.json``)."""
-
-    variant: str = "classic"
-    whole: bool = True
-    objective: str = "adp"
-    net: str = "small"
-    hidden: Optional[List[int]] = None
-    tables: int = 256
-    batch_size: int = 1024
-    optimizer: str = "adam"
-    lr: float = 1e-3
-    epsilon: float = 0.01
-    max_grad_norm: float = 40.0
-    seed: int = 0
-    mode: str = "single"
-    device: str = "cpu"
-    actors: int = 1
-    sync_every: int = 8
-    buffer_frames: int = 32768
-    checkpoint_every: int = 500_000
-    eval_every: int = 0
-    eval_games: int = 100
-    eval_seed: int = 12345
-    log_every: float = 10.0
-    init: Optional[str] = None
-    grow: bool = False
-    actor_int8: bool = False
-    learner_threads: int = 1
-    rule_tables: float = 0.0
-    passes: int = 1
-
-    def check(self) -> "TrainConfig":
-        Rules.named(self.variant)
-        if not isinstance(self.whole, bool):
-            raise ArgumentError(f"whole must be true or false, not {shown(self.whole)}")
-        if not isinstance(self.grow, bool):
-            raise ArgumentError(f"grow must be true or false, not {shown(self.grow)}")
-        if not isinstance(self.actor_int8, bool):
-            raise ArgumentError(f"actor_int8 must be true or false, not {shown(self.actor_int8)}")
-        if not isinstance(self.learner_threads, int) or self.learner_threads < 1 or \
-                (self.learner_threads > 1 and self.mode != "processes"):
-            raise ArgumentError(f"learner_threads must be 1, or more in mode 'processes' (the learner's own "
-                                f"process), not {self.learner_threads!r} in mode {self.mode!r}")
-        if self.actor_int8 and (self.mode not in ("threads", "processes") or self.device != "cpu"):
-            raise ArgumentError("actor_int8 is for actor threads or processes on the CPU (mode threads or "
-                                f"processes, device cpu), not mode {self.mode!r} on {self.device!r}")
-        net_config(self.net, self.hidden)
-        if self.objective not in OBJECTIVES:
-            raise ArgumentError(f"objective must be one of {', '.join(OBJECTIVES)}, not {shown(self.objective)}")
-        if self.mode not in MODES:
-            raise ArgumentError(f"mode must be one of {', '.join(MODES)}, not {shown(self.mode)}")
-        if self.device not in DEVICES and not str(self.device).startswith("cuda:"):
-            raise ArgumentError(f"device must be one of {', '.join(DEVICES)} or cuda:N, not {shown(self.device)}")
-        if self.optimizer not in ("adam", "rmsprop"):
-            raise ArgumentError(f"optimizer must be adam or rmsprop, not {shown(self.optimizer)}")
-        if self.eval_games < 0:
-            raise ArgumentError(f"eval_games must be >= 0 (0: no evaluation), not {self.eval_games!r}")
-        for name in ("tables", "batch_size", "actors", "sync_every", "checkpoint_every", "passes"):
-            if int(getattr(self, name)) < 1:
-                raise ArgumentError(f"{name} must be >= 1, not {getattr(self, name)!r}")
-        if self.buffer_frames < 2 * self.batch_size:
-            raise ArgumentError(f"buffer_frames ({self.buffer_frames}) must hold two batches ({2 * self.batch_size})")
-        if isinstance(self.rule_tables, bool) or not isinstance(self.rule_tables, (int, float)) or \
-                not 0.0 <= self.rule_tables <= 1.0:
-            raise ArgumentError(f"rule_tables must be a share in [0, 1], not {shown(self.rule_tables)}")
-        if not 0.0 <= self.epsilon <= 1.0:
-            raise ArgumentError(f"epsilon must be in [0, 1], not {self.epsilon!r}")
-        if self.eval_every < 0:
-            raise ArgumentError(f"eval_every must be >= 0 (0: never), not {self.eval_every!r}")
-        return self
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=True)
-
-    @classmethod
-    def from_dict(cls, d: Dict[str, Any]) -> "TrainConfig":
-        known = {f.name for f in fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ArgumentError(f"unknown training options {sorted(unknown)}")
-        d = {"whole": False, **d}  # a run recorded before whole hands trained the play phase
-        return cls(**d).check()
-
-
-def _mix(*xs: int) -> int:
-    """A 63-bit seed from several integers (SplitMix64 steps)."""
-    z = 0x9E3779B97F4A7C15
-    for x in xs:
-        z = (z ^ (int(x) + 0x9E3779B97F4A7C15)) * 0xBF58476D1CE4E5B9 % 2**64
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EB % 2**64
-        z ^= z >> 31
-    return z >> 1
 
 
 class FrameBuffer:
@@ -174,12 +84,13 @@ class FrameBuffer:
     action id, the history ids (int16) and the return. ``put`` blocks (threads mode) while a
     position's ring is full; ``take`` returns the oldest ``n`` frames of a position."""
 
-    def __init__(self, positions: int, capacity: int, width: int) -> None:
+    def __init__(self, positions: int, capacity: int, width: int, heads: int = 1) -> None:
         self.capacity = capacity
         self.obs = np.zeros((positions, capacity, width), dtype=np.int8)
         self.act = np.zeros((positions, capacity), dtype=np.int32)
         self.hist = np.zeros((positions, capacity, HISTORY), dtype=np.int16)
-        self.ret = np.zeros((positions, capacity), dtype=np.float32)
+        # one return a frame, or one a head (a two-headed network: the win, then the score)
+        self.ret = np.zeros((positions, capacity) + ((heads,) if heads > 1 else ()), dtype=np.float32)
         self.head = [0] * positions   # the oldest frame
         self.size = [0] * positions
         self.cond = threading.Condition()
@@ -238,40 +149,10 @@ class FrameBuffer:
                      state[f"ret{p}"].numpy())
 
 
-def _process_actor(trainer: "Trainer", k: int, shared: QModel, lock: Any, frames_q: Any, stop: Any) -> None:
-    """An actor process (forked from the learner): plays with a copy of the shared networks,
-    refreshed every ``sync_every`` steps, and queues its finished frames."""
-    import queue as _queue
-    frames_q.cancel_join_thread()  # at the stop, exit without flushing frames nobody reads
-    try:
-        torch.set_num_threads(1)
-        cfg = trainer.config
-        local = QModel(trainer.net, trainer.positions, trainer.feats.state_dim, trainer.feats.action_dim,
-                       GROUP * trainer.feats.move_dim)
-        actor = Actor(trainer.rules, trainer.feats, cfg.tables, cfg.objective, cfg.epsilon, trainer.lstm,
-                      cfg.rule_tables)
-        actor.reset(_mix(cfg.seed, 4, k, trainer.segment, trainer.updates))
-        steps = 0
-        acting = local
-        while not stop.is_set():
-            if steps % cfg.sync_every == 0:
-                with lock:
-                    local.load_state_dict(shared.state_dict())
-                acting = int8_copy(local) if cfg.actor_int8 else local
-            for item in actor.step(acting):
-                while not stop.is_set():
-                    try:
-                        frames_q.put(item, timeout=0.1)
-                        break
-                    except _queue.Full:
-                        continue
-            steps += 1
-    except BaseException as e:  # reported by the learner
-        import traceback
-        try:
-            frames_q.put(("error", f"actor {k}: {type(e).__name__}: {e}\n{traceback.format_exc()}"), timeout=5)
-        except Exception:
-            pass
+def _hms(seconds: float) -> str:
+    """Seconds as H:MM:SS."""
+    s = int(round(seconds))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
 def _device(name: str) -> "torch.device":
@@ -282,30 +163,6 @@ def _device(name: str) -> "torch.device":
     if name.startswith("cuda") and not torch.cuda.is_available():
         raise ArgumentError(f"device {name!r}: torch sees no CUDA device here (use cpu or auto)")
     return torch.device(name)
-
-
-class _RayActor:
-    """A Ray actor of ``mode="ray"``: its own tables and a CPU copy of the networks; ``run`` loads the
-    learner's weights, plays ``steps`` steps and returns the frames of the hands that ended."""
-
-    def __init__(self, config: Dict[str, Any], k: int, seed: int) -> None:
-        torch.set_num_threads(1)
-        cfg = TrainConfig.from_dict(config)
-        rules = Rules.named(cfg.variant)
-        self.feats = features_for(rules, cfg.whole)
-        net = net_config(cfg.net, cfg.hidden)
-        positions = rules.players + (1 if cfg.whole else 0)
-        self.model = QModel(net, positions, self.feats.state_dim, self.feats.action_dim, GROUP * self.feats.move_dim)
-        self.actor = Actor(rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, net["arch"] == "lstm",
-                           cfg.rule_tables)
-        self.actor.reset(seed)
-
-    def run(self, weights: Dict[str, Any], steps: int) -> List[Tuple[int, Any, Any, Any, Any]]:
-        self.model.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
-        out: List[Tuple[int, Any, Any, Any, Any]] = []
-        for _ in range(steps):
-            out += self.actor.step(self.model)
-        return out
 
 
 @dataclass
@@ -345,12 +202,12 @@ class Trainer:
         self.net = net_config(cfg.net, cfg.hidden)
         self.lstm = self.net["arch"] == "lstm"
         self.positions = self.rules.players + (1 if self.whole else 0)
-        torch.manual_seed(_mix(cfg.seed, 1) % 2**63)
+        torch.manual_seed(mix_seed(cfg.seed, 1) % 2**63)
         self.device = _device(cfg.device)
-        self.model = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
-                            GROUP * self.feats.move_dim).to(self.device)
+        self.model = self.new_model().to(self.device)
         self.optims = [self._optimizer(net.parameters()) for net in self.model.nets]
-        self.buffer = FrameBuffer(self.positions, cfg.buffer_frames, self.feats.width)
+        self.heads = heads_of(self.net)
+        self.buffer = FrameBuffer(self.positions, cfg.buffer_frames, self.feats.width, self.heads)
         self.frames = 0
         self.updates = 0
         self.segment = 0
@@ -397,7 +254,7 @@ class Trainer:
                                                      else ""))
         if m.rules != self.rules:
             self.init_rules = rules_record(m.rules)
-        rng = np.random.default_rng(_mix(self.config.seed, 6) % 2**63)
+        rng = np.random.default_rng(mix_seed(self.config.seed, 6) % 2**63)
         for p, net in enumerate(self.model.nets):
             arrays = {k: m.arrays[f"p{p}.{k}"] for k in param_shapes(m.net, mf.state_dim, mf.action_dim,
                                                                       GROUP * mf.move_dim)}
@@ -410,6 +267,27 @@ class Trainer:
         if self.next_eval != math.inf:
             self.next_eval = self.frames + cfg.eval_every
 
+    def new_model(self) -> QModel:
+        """A fresh set of this run's networks (on the CPU)."""
+        return QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
+                      GROUP * self.feats.move_dim)
+
+    def new_actor(self) -> Actor:
+        """An actor of this run's tables, returns and exploration (``reset`` it before use)."""
+        cfg = self.config
+        actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables,
+                      cfg.bid_epsilon)
+        self.explore(actor)
+        return actor
+
+    def scheduled(self) -> Tuple[float, float, float]:
+        """(learning rate, exploration in the play, in the decisions) now (``TrainConfig.schedule``)."""
+        return self.config.schedule(self.init_frames).at(self.frames)
+
+    def explore(self, actor: Actor) -> None:
+        """Sets an actor's exploration to the schedule's now."""
+        _, actor.epsilon, actor.bid_epsilon = self.scheduled()
+
     def _optimizer(self, params: Any) -> torch.optim.Optimizer:
         cfg = self.config
         if cfg.optimizer == "rmsprop":  # DouZero's settings
@@ -421,7 +299,7 @@ class Trainer:
               ret: npt.NDArray[Any]) -> float:
         """``passes`` gradient steps of position ``p``'s network on a batch; the loss before the
         first. More than one pass learns more from each frame (the frames are counted once)."""
-        net = self.model.nets[p]
+        net = cast(QNet, self.model.nets[p])
         f = self.feats
         dev = self.device
         state = torch.from_numpy(f.state(obs)).to(dev)
@@ -429,9 +307,16 @@ class Trainer:
         history = torch.from_numpy(f.history(hist)).to(dev) if self.lstm else None
         target = torch.from_numpy(np.asarray(ret, dtype=np.float32)).to(dev)
         opt = self.optims[p]
+        lr = self.scheduled()[0]
+        for group in opt.param_groups:
+            group["lr"] = lr
         first = 0.0
         for k in range(self.config.passes):
-            loss = torch.mean((net(state, actions, None, history) - target) ** 2)
+            if self.heads > 1:  # each head's mean squared error, the score's weighted (SCORE_LOSS_WEIGHT)
+                err = torch.mean((net.heads(state, actions, None, history) - target) ** 2, dim=0)
+                loss = err[0] + SCORE_LOSS_WEIGHT * err[1]
+            else:
+                loss = torch.mean((net(state, actions, None, history) - target) ** 2)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), self.config.max_grad_norm)
@@ -493,7 +378,8 @@ class Trainer:
         s = res["NeuralBot"]
         return {"eval_wp": s.overall.win_rate, "eval_wp_landlord": s.landlord.win_rate,
                 "eval_wp_farmer": s.farmer.win_rate, "eval_score": s.overall.mean_score,
-                "eval_games": float(s.overall.hands)}
+                "eval_games": float(s.overall.hands),
+                "eval_landlord_share": s.landlord.hands / max(1, s.landlord.hands + s.farmer.hands)}
 
     def final_evaluation(self) -> Dict[str, float]:
         """Evaluates the current model unless it was at this frame count, logs the row, redraws
@@ -547,7 +433,8 @@ class Trainer:
     def _log_header(self) -> List[str]:
         return (["wall_time", "train_seconds", "cpu_seconds", "frames", "updates", "frames_per_s"]
                 + [f"loss_p{p}" for p in range(self.positions)]
-                + ["eval_wp", "eval_wp_landlord", "eval_wp_farmer", "eval_score", "eval_games"])
+                + ["eval_wp", "eval_wp_landlord", "eval_wp_farmer", "eval_score", "eval_games",
+                   "eval_landlord_share"])
 
     def _log(self, row: Dict[str, Any]) -> None:
         if self.out is None:
@@ -622,14 +509,9 @@ class Trainer:
             raise ArgumentError("give frames or seconds (a budget)")
         target = math.inf if frames is None else int(frames)
         deadline = math.inf if seconds is None else time.perf_counter() + float(seconds)
-        if self.config.mode == "single":
-            self._train_single(target, deadline, progress)
-        elif self.config.mode == "threads":
-            self._train_threads(target, deadline, progress)
-        elif self.config.mode == "ray":
-            self._train_ray(target, deadline, progress)
-        else:
-            self._train_processes(target, deadline, progress)
+        self._budget = {"target": target, "deadline": deadline, "start": time.perf_counter(),
+                        "frames": self.frames}
+        self._run(_source(self), target, deadline, progress)
         if self.frames != self._saved_frames:  # stopped between checkpoints: the next run starts new hands
             self.segment += 1
         self.save()
@@ -679,10 +561,7 @@ class Trainer:
             clock.update(logged=now, frames=self.frames, seconds=self.train_seconds)
         tty = progress is not None and getattr(progress, "isatty", lambda: False)()
         if progress is not None and (force or now - clock["shown"] >= (1.0 if tty else 30.0)):
-            fps = self.frames / self.train_seconds if self.train_seconds else 0.0
-            lp = " ".join(f"{self.recent_loss.get(p, float('nan')):.3f}" for p in range(self.positions))
-            ev = f"  eval wp {self.last_eval['eval_wp']:.3f}" if self.last_eval else ""
-            line = f"{self.frames:,} frames  {fps:,.0f} frames/s  loss {lp}{ev}"
+            line = self.progress_line(now)
             # a terminal gets one line rewritten in place, a file a line every 30 s
             progress.write(f"\r{line}   " if tty else f"{time.strftime('%H:%M:%S')} {line}\n")
             progress.flush()
@@ -690,191 +569,117 @@ class Trainer:
         # time spent on evaluation and files is not training time
         clock["t"], clock["cpu"] = time.perf_counter(), time.process_time()
 
-    def _train_single(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
-        cfg = self.config
-        actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables)
-        actor.reset(_mix(cfg.seed, 2, self.segment))
-        stats = _Stats()
-        t = time.perf_counter()
-        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
-                 "seconds": self.train_seconds}
+    def position_names(self) -> List[str]:
+        """Each network's short name: the landlord, the seats after it, the decisions."""
+        n = self.rules.players
+        names = ["landlord"] + (["down", "up"] if n == 3 else ["farmer"] if n == 2 else
+                                [f"seat+{k}" for k in range(1, n)])
+        return names + (["bids"] if self.whole else [])
 
-        def new_segment() -> None:
-            actor.reset(_mix(cfg.seed, 2, self.segment))
+    def progress_line(self, now: Optional[float] = None) -> str:
+        """The progress line: frames against the target (and the share done), the time spent in this
+        session and the time left (by the frame budget or the deadline), this session's frames a
+        second, each network's latest loss by name, the latest evaluation."""
+        now = time.perf_counter() if now is None else now
+        b = getattr(self, "_budget", None) or {"target": math.inf, "deadline": math.inf, "start": now,
+                                               "frames": self.frames}
+        elapsed = now - b["start"]
+        done = self.frames - b["frames"]
+        fps = done / elapsed if elapsed > 0 else 0.0
+        parts = [f"{self.frames:,}"]
+        left = []
+        if b["target"] != math.inf:
+            first = b["frames"]
+            share = (self.frames - first) / max(1, b["target"] - first)
+            parts[0] += f" / {int(b['target']):,} frames ({100 * min(share, 1.0):.1f} %)"
+            if fps > 0:
+                left.append(max(0.0, (b["target"] - self.frames) / fps))
+        else:
+            parts[0] += " frames"
+        if b["deadline"] != math.inf:
+            left.append(max(0.0, b["deadline"] - now))
+        parts.append(f"elapsed {_hms(elapsed)}")
+        if left:
+            parts.append(f"ETA {_hms(min(left))}")
+        parts.append(f"{fps:,.0f} frames/s")
+        names = self.position_names()
+        parts.append("loss " + " ".join(f"{names[p]} {self.recent_loss.get(p, float('nan')):.3f}"
+                                        for p in range(self.positions)))
+        if self.last_eval:
+            parts.append(f"eval wp {self.last_eval['eval_wp']:.3f}")
+        return "  ".join(parts)
 
-        while self._going(target, deadline):
-            learned = 0
-            for p, obs, act, hist, ret in actor.step(self.model):
-                learned += self._put_learning(p, obs, act, hist, ret, stats)
-            if self._learn_ready(stats) or learned:
-                self._periodic(stats, clock, progress, new_segment)
-        self._periodic(stats, clock, progress, new_segment, force=True)
-        if progress is not None and getattr(progress, "isatty", lambda: False)():
-            progress.write("\n")
+    def summary_lines(self) -> List[str]:
+        """The end of a run in words: frames, time, and the last evaluation against RuleBot by
+        role, with the model's share of the landlord seats."""
+        fps = (self.frames - self.init_frames) / self.train_seconds if self.train_seconds else float("nan")
+        lines = [f"{self.frames:,} frames ({self.frames - self.init_frames:,} trained in this run) in "
+                 f"{self.train_seconds:,.0f} s of training, {self.cpu_seconds:,.0f} CPU s ({fps:,.0f} frames/s)"]
+        e = self.last_eval
+        if e:
+            share = e.get("eval_landlord_share")
+            lines.append(f"against RuleBot ({int(e['eval_games'])} hands): win rate {e['eval_wp']:.3f}, as landlord "
+                         f"{e['eval_wp_landlord']:.3f}, as farmer {e['eval_wp_farmer']:.3f}"
+                         + (f", landlord in {100 * share:.0f} % of its hands" if share is not None else "")
+                         + f"; mean score {e['eval_score']:+.3f}")
+        return lines
 
-    def _train_threads(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
-        cfg = self.config
-        stop = threading.Event()
-        lock = threading.Lock()
-        version = [0]
-        errors: List[BaseException] = []
-        self.buffer.closed = False
-
-        def run_actor(k: int) -> None:
-            try:
-                local = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
-                               GROUP * self.feats.move_dim)
-                seen = -1
-                actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables)
-                actor.reset(_mix(cfg.seed, 3, k, self.segment, self.updates))
-                steps = 0
-                acting = local
-                while not stop.is_set():
-                    if steps % cfg.sync_every == 0 and seen != version[0]:
-                        with lock:
-                            local.load_state_dict(self.model.state_dict())
-                            seen = version[0]
-                        acting = int8_copy(local) if cfg.actor_int8 else local
-                    for p, obs, act, hist, ret in actor.step(acting):
-                        self.buffer.put(p, obs, act, hist, ret, block=True)
-                    steps += 1
-            except BaseException as e:  # reported by the learner thread
-                errors.append(e)
-                stop.set()
-
-        threads = [threading.Thread(target=run_actor, args=(k,), daemon=True, name=f"ddz-actor-{k}")
-                   for k in range(cfg.actors)]
-        for th in threads:
-            th.start()
-        stats = _Stats()
-        t = time.perf_counter()
-        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
-                 "seconds": self.train_seconds}
-        try:
-            while self._going(target, deadline) and not stop.is_set():
-                ready = self.buffer.ready(cfg.batch_size)
-                if not ready:
-                    with self.buffer.cond:
-                        self.buffer.cond.wait(0.05)
-                    continue
-                with lock:
-                    self._learn_ready(stats)
-                    version[0] += 1
-                self._periodic(stats, clock, progress, lambda: None)
-        finally:
-            stop.set()
-            with self.buffer.cond:
-                self.buffer.closed = True
-                self.buffer.cond.notify_all()
-            for th in threads:
-                th.join()
-            self.buffer.closed = False
-        if errors:
-            raise errors[0]
-        self._periodic(stats, clock, progress, lambda: None, force=True)
-        if progress is not None and getattr(progress, "isatty", lambda: False)():
-            progress.write("\n")
-
-    def _train_ray(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
-        """``actors`` Ray actors play; each returned batch of frames is learned from and answered with
-        the current weights for its next ``sync_every`` steps."""
-        from ..search.ray_backend import _ray
-        ray = _ray()
-        cfg = self.config
-        if not ray.is_initialized():
-            ray.init()
-        remote = ray.remote(num_cpus=1)(_RayActor)
-        config = asdict(cfg)
-
-        def weights() -> Any:
-            return ray.put({k: v.detach().cpu().numpy() for k, v in self.model.state_dict().items()})
-
-        actors = [remote.remote(config, k, _mix(cfg.seed, 5, k, self.segment, self.updates)) for k in range(cfg.actors)]
-        w = weights()
-        pending = {a.run.remote(w, cfg.sync_every): a for a in actors}
+    def _run(self, source: "FrameSource", target: float, deadline: float, progress: Optional[TextIO]) -> None:
+        """The learner's loop, one for every way of acting: take the frames the source hands over
+        into the rings, learn from every full batch, tell the source when the weights changed,
+        and log, evaluate and checkpoint when due."""
         stats = _Stats()
         t = time.perf_counter()
         clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
                  "seconds": self.train_seconds}
         try:
             while self._going(target, deadline):
-                ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
-                if not ready:
-                    continue
-                ref = ready[0]
-                a = pending.pop(ref)
-                learned = 0
-                for p, obs, act, hist, ret in ray.get(ref):
-                    learned += self._put_learning(p, obs, act, hist, ret, stats)
-                if self._learn_ready(stats) or learned:
-                    w = weights()
-                    self._periodic(stats, clock, progress, lambda: None)
-                pending[a.run.remote(w, cfg.sync_every)] = a
+                frames = source.frames()
+                with source.learning():
+                    learned = sum(self._put_learning(p, obs, act, hist, ret, stats)
+                                  for p, obs, act, hist, ret in frames)
+                    learned += self._learn_ready(stats)
+                if learned:
+                    source.updated()
+                    self._periodic(stats, clock, progress, source.new_segment)
         finally:
-            for a in actors:
-                ray.kill(a)
-        self._periodic(stats, clock, progress, lambda: None, force=True)
+            source.close()
+        self._periodic(stats, clock, progress, source.new_segment, force=True)
         if progress is not None and getattr(progress, "isatty", lambda: False)():
             progress.write("\n")
 
-    def _train_processes(self, target: float, deadline: float, progress: Optional[TextIO]) -> None:
-        import multiprocessing as mp
-        import queue as _queue
-        cfg = self.config
-        if "fork" not in mp.get_all_start_methods():
-            raise ArgumentError("mode 'processes' forks its actors: use 'threads' on this platform")
-        ctx = mp.get_context("fork")
-        shared = QModel(self.net, self.positions, self.feats.state_dim, self.feats.action_dim,
-                        GROUP * self.feats.move_dim)
-        shared.load_state_dict(self.model.state_dict())
-        shared.share_memory()
-        lock = ctx.Lock()
-        frames_q = ctx.Queue(maxsize=16 * cfg.actors * self.positions)
-        stop = ctx.Event()
-        procs = [ctx.Process(target=_process_actor, args=(self, k, shared, lock, frames_q, stop), daemon=True,
-                             name=f"ddz-actor-{k}") for k in range(cfg.actors)]
-        for pr in procs:
-            pr.start()
-        torch.set_num_threads(cfg.learner_threads)  # after the fork: the actors keep one each
-        stats = _Stats()
-        t = time.perf_counter()
-        clock = {"t": t, "cpu": time.process_time(), "logged": t, "shown": 0.0, "frames": self.frames,
-                 "seconds": self.train_seconds}
-        error: Optional[str] = None
-        try:
-            while self._going(target, deadline):
-                try:
-                    item = frames_q.get(timeout=0.5)
-                except _queue.Empty:
-                    if not any(pr.is_alive() for pr in procs):
-                        error = "every actor process ended"
-                        break
-                    continue
-                if item[0] == "error":
-                    error = item[1]
-                    break
-                p, obs, act, hist, ret = item
-                learned = self._put_learning(p, obs, act, hist, ret, stats)
-                if self._learn_ready(stats) or learned:
-                    with lock:
-                        shared.load_state_dict(self.model.state_dict())
-                    self._periodic(stats, clock, progress, lambda: None)
-        finally:
-            stop.set()
-            # The queue is not read again: an actor exits without flushing (cancel_join_thread),
-            # so its feeder thread may stop in the middle of a message, and a read would then wait
-            # for the rest of it for ever (the learner holds the pipe's write end too, so no EOF
-            # comes). Actors never wait on a full queue for longer than one put's 0.1 s timeout
-            # before they look at the stop, so nothing needs draining for them to see it.
-            for pr in procs:
-                pr.join(timeout=10)
-                if pr.is_alive():
-                    pr.terminate()
-                    pr.join()
-            frames_q.close()
-            torch.set_num_threads(1)
-        if error is not None:
-            raise ArgumentError(f"training stopped: {error}")
-        self._periodic(stats, clock, progress, lambda: None, force=True)
-        if progress is not None and getattr(progress, "isatty", lambda: False)():
-            progress.write("\n")
+
+class FrameSource(Protocol):
+    """A way of acting (``TrainConfig.mode``), as the learner's loop (``Trainer._run``) sees it:
+    ``ddz.learn.act_single``, ``act_threads``, ``act_processes`` and ``act_ray``."""
+
+    def frames(self) -> List[Any]:
+        """The finished frames ready now, ``(position, obs, act, hist, ret)`` each (possibly none;
+        the source may wait briefly); raises when an actor failed."""
+
+    def learning(self) -> Any:
+        """A context held while the learner changes the weights."""
+
+    def updated(self) -> None:
+        """The learner changed the weights: the actors are to act with them."""
+
+    def new_segment(self) -> None:
+        """A checkpoint was written: the next hands are dealt from its number."""
+
+    def close(self) -> None:
+        """Stops the actors (raising an actor's error that was not raised yet)."""
+
+
+def _source(trainer: Trainer) -> FrameSource:
+    mode = trainer.config.mode
+    if mode == "single":
+        from .act_single import SingleSource
+        return SingleSource(trainer)
+    if mode == "threads":
+        from .act_threads import ThreadSource
+        return ThreadSource(trainer)
+    if mode == "ray":
+        from .act_ray import RaySource
+        return RaySource(trainer)
+    from .act_processes import ProcessSource
+    return ProcessSource(trainer)

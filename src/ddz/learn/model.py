@@ -15,7 +15,7 @@ import numpy.typing as npt
 from ..core.rules import Rules
 from ..core.errors import ArgumentTypeError, DdzError, shown
 from .features import Features, action_space_fingerprint, encoder_fingerprint, features_for
-from .nets import count_params, forward, param_shapes
+from .nets import count_params, forward, forward_heads, heads_of, param_shapes
 
 _controller: Any = None
 
@@ -119,6 +119,20 @@ class NeuralModel:
     def num_params(self) -> int:
         f = self.features
         return self.positions * count_params(param_shapes(self.net, f.state_dim, f.action_dim, 3 * f.move_dim))
+
+    @property
+    def heads(self) -> int:
+        """The network's outputs: 1, or 2 for a ``res`` network (the win value, then the score)."""
+        return heads_of(self.net)
+
+    def head_values(self, position: int, obs: npt.NDArray[np.int8], ids: npt.NDArray[np.integer],
+                    history: Optional[npt.NDArray[np.integer]] = None) -> npt.NDArray[np.float32]:
+        """Every head's output (actions, heads) for the action ids ``ids`` in one compact row."""
+        f = self.features
+        hist = f.history(history[None]) if self.net["arch"] == "lstm" and history is not None else None
+        with _one_blas_thread():
+            return forward_heads(self._params[position], self.net, f.state(obs[None]), f.actions(ids),
+                                 np.zeros(len(ids), dtype=np.int64), hist)
 
     def q_values(self, position: int, obs: npt.NDArray[np.int8], ids: npt.NDArray[np.integer],
                  history: Optional[npt.NDArray[np.integer]] = None) -> npt.NDArray[np.float32]:

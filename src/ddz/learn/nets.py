@@ -17,14 +17,24 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["PRESETS", "net_config", "param_shapes", "forward", "count_params", "grow"]
+__all__ = ["PRESETS", "HEADS", "net_config", "param_shapes", "forward", "forward_heads", "acting_value",
+           "heads_of", "count_params", "grow"]
 
 #: Network presets: ``small`` the default (an MLP), ``douzero`` DouZero's shape (an LSTM of 128
 #: over the last 15 plays, 3 to a step, and five 512-wide layers).
 PRESETS: Mapping[str, Dict[str, Any]] = {
     "small": {"arch": "mlp", "hidden": [256, 256]},
     "douzero": {"arch": "lstm", "lstm": 128, "hidden": [512, 512, 512, 512, 512]},
+    "res": {"arch": "res", "hidden": [384, 384, 384], "heads": ["wp", "score"], "score_weight": 0.25},
 }
+
+#: The returns a two-headed network (``res``) learns, in the order of its ``out`` rows.
+HEADS = ("wp", "score")
+
+
+def heads_of(cfg: Mapping[str, Any]) -> int:
+    """How many outputs the network has (1, or 2 for the ``res`` preset's win and score heads)."""
+    return len(cfg.get("heads", ["q"]))
 
 
 def net_config(preset: str = "small", hidden: Optional[List[int]] = None) -> Dict[str, Any]:
@@ -38,6 +48,9 @@ def net_config(preset: str = "small", hidden: Optional[List[int]] = None) -> Dic
         if not hidden or any(not isinstance(h, int) or h < 1 for h in hidden):
             raise ArgumentError(f"hidden must list positive layer widths, not {hidden!r}")
         cfg["hidden"] = list(hidden)
+    if cfg["arch"] == "res" and len(set(cfg["hidden"])) != 1:
+        raise ArgumentError(f"a residual network has one width throughout (its first layer, then two layers "
+                            f"a block), not {cfg['hidden']!r}")
     return cfg
 
 
@@ -50,11 +63,17 @@ def param_shapes(cfg: Mapping[str, Any], state_dim: int, action_dim: int, group_
         h = cfg["lstm"]
         shapes.update({"lstm.weight_ih_l0": (4 * h, group_dim), "lstm.weight_hh_l0": (4 * h, h),
                        "lstm.bias_ih_l0": (4 * h,), "lstm.bias_hh_l0": (4 * h,), "h0.weight": (hidden[0], h)})
-    for k in range(1, len(hidden)):
-        shapes[f"l{k}.weight"] = (hidden[k], hidden[k - 1])
-        shapes[f"l{k}.bias"] = (hidden[k],)
-    shapes["out.weight"] = (1, hidden[-1])
-    shapes["out.bias"] = (1,)
+    if cfg["arch"] == "res":
+        for k in range(1, len(hidden)):
+            for j in "ab":
+                shapes[f"b{k}{j}.weight"] = (hidden[k], hidden[k])
+                shapes[f"b{k}{j}.bias"] = (hidden[k],)
+    else:
+        for k in range(1, len(hidden)):
+            shapes[f"l{k}.weight"] = (hidden[k], hidden[k - 1])
+            shapes[f"l{k}.bias"] = (hidden[k],)
+    shapes["out.weight"] = (heads_of(cfg), hidden[-1])
+    shapes["out.bias"] = (heads_of(cfg),)
     return shapes
 
 
@@ -83,18 +102,39 @@ def _lstm_last(p: Mapping[str, npt.NDArray[np.float32]], x: npt.NDArray[np.float
     return h
 
 
-def forward(p: Mapping[str, npt.NDArray[np.float32]], cfg: Mapping[str, Any], state: npt.NDArray[np.float32],
-            actions: npt.NDArray[np.float32], state_index: npt.NDArray[np.integer],
-            history: Optional[npt.NDArray[np.float32]] = None) -> npt.NDArray[np.float32]:
-    """Q values (rows,) of action rows ``actions`` whose states are ``state[state_index]``."""
+def forward_heads(p: Mapping[str, npt.NDArray[np.float32]], cfg: Mapping[str, Any], state: npt.NDArray[np.float32],
+                  actions: npt.NDArray[np.float32], state_index: npt.NDArray[np.integer],
+                  history: Optional[npt.NDArray[np.float32]] = None) -> npt.NDArray[np.float32]:
+    """Every head's output (rows, heads) for action rows ``actions`` whose states are
+    ``state[state_index]``."""
     hs = state @ p["s0.weight"].T + p["s0.bias"]
     if cfg["arch"] == "lstm":
         assert history is not None
         hs = hs + _lstm_last(p, history) @ p["h0.weight"].T
     x = np.maximum(hs[state_index] + actions @ p["a0.weight"].T, 0.0)
     for k in range(1, len(cfg["hidden"])):
-        x = np.maximum(x @ p[f"l{k}.weight"].T + p[f"l{k}.bias"], 0.0)
-    return (x @ p["out.weight"].T + p["out.bias"])[:, 0]
+        if cfg["arch"] == "res":
+            h = np.maximum(x @ p[f"b{k}a.weight"].T + p[f"b{k}a.bias"], 0.0)
+            x = np.maximum(x + h @ p[f"b{k}b.weight"].T + p[f"b{k}b.bias"], 0.0)
+        else:
+            x = np.maximum(x @ p[f"l{k}.weight"].T + p[f"l{k}.bias"], 0.0)
+    return x @ p["out.weight"].T + p["out.bias"]
+
+
+def acting_value(out: Any, cfg: Mapping[str, Any]) -> Any:
+    """The value an action is chosen by, from every head's output (rows, heads; numpy or torch):
+    the only head, or ``win + score_weight * score``."""
+    if heads_of(cfg) == 1:
+        return out[:, 0]
+    return out[:, 0] + float(cfg["score_weight"]) * out[:, 1]
+
+
+def forward(p: Mapping[str, npt.NDArray[np.float32]], cfg: Mapping[str, Any], state: npt.NDArray[np.float32],
+            actions: npt.NDArray[np.float32], state_index: npt.NDArray[np.integer],
+            history: Optional[npt.NDArray[np.float32]] = None) -> npt.NDArray[np.float32]:
+    """Q values (rows,) of action rows ``actions`` whose states are ``state[state_index]``: the
+    value each action is chosen by (``acting_value``)."""
+    return acting_value(forward_heads(p, cfg, state, actions, state_index, history), cfg)
 
 
 def grow(p: Mapping[str, npt.NDArray[np.float32]], cfg: Mapping[str, Any], hidden: List[int],
@@ -108,6 +148,8 @@ def grow(p: Mapping[str, npt.NDArray[np.float32]], cfg: Mapping[str, Any], hidde
     units before it (exact after a ReLU, whose outputs are non-negative), the out layer reading
     only those."""
     from ..core.errors import ArgumentError
+    if cfg["arch"] == "res":
+        raise ArgumentError("a residual network is not grown: train it from the start (or --init one of its size)")
     old: List[int] = list(cfg["hidden"])
     if len(hidden) < len(old) or any(n < o for n, o in zip(hidden, old)):
         raise ArgumentError(f"cannot grow hidden widths {old} to {hidden}: each old layer must keep its "

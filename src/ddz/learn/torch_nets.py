@@ -7,7 +7,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .nets import param_shapes
+from .nets import acting_value, heads_of, param_shapes
 
 __all__ = ["QNet", "QModel"]
 
@@ -26,12 +26,23 @@ class QNet(nn.Module):
             self.lstm = nn.LSTM(group_dim, cfg["lstm"], batch_first=True)
             self.h0 = nn.Linear(cfg["lstm"], hidden[0], bias=False)
         self.layers = len(hidden)
+        self.res = cfg["arch"] == "res"
         for k in range(1, len(hidden)):
-            setattr(self, f"l{k}", nn.Linear(hidden[k - 1], hidden[k]))
-        self.out = nn.Linear(hidden[-1], 1)
+            if self.res:
+                setattr(self, f"b{k}a", nn.Linear(hidden[k], hidden[k]))
+                setattr(self, f"b{k}b", nn.Linear(hidden[k], hidden[k]))
+            else:
+                setattr(self, f"l{k}", nn.Linear(hidden[k - 1], hidden[k]))
+        self.out = nn.Linear(hidden[-1], heads_of(cfg))
 
     def forward(self, state: torch.Tensor, actions: torch.Tensor, state_index: Optional[torch.Tensor] = None,
                 history: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """The value each action is chosen by (``ddz.learn.nets.acting_value``), (rows,)."""
+        return acting_value(self.heads(state, actions, state_index, history), self.cfg)
+
+    def heads(self, state: torch.Tensor, actions: torch.Tensor, state_index: Optional[torch.Tensor] = None,
+              history: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """Every head's output, (rows, heads)."""
         hs = self.s0(state)
         if self.lstm is not None:
             assert history is not None
@@ -41,8 +52,12 @@ class QNet(nn.Module):
             hs = hs[state_index]
         x = torch.relu(hs + self.a0(actions))
         for k in range(1, self.layers):
-            x = torch.relu(getattr(self, f"l{k}")(x))
-        return self.out(x)[:, 0]
+            if self.res:
+                h = torch.relu(getattr(self, f"b{k}a")(x))
+                x = torch.relu(x + getattr(self, f"b{k}b")(h))
+            else:
+                x = torch.relu(getattr(self, f"l{k}")(x))
+        return self.out(x)
 
 
 class QModel(nn.Module):
