@@ -57,7 +57,7 @@ def test_neural_bots_play_the_bot_seats(room, tmp_path):
             assert table.bot is srv.bots[room]
             (result,) = await play_out([c])
             assert result["type"] == "result"
-            assert _replays_by(srv.finished[c.table], srv.bots[room]) > 0
+            assert _replays_by(srv.tables.finished[c.table], srv.bots[room]) > 0
             await c.close()
     run(main())
 

@@ -95,10 +95,10 @@ class _Live:
 
         s = self.server
         yield GaugeMetricFamily("ddz_tables", "tables whose hand is in play here", value=s.live_tables())
-        yield GaugeMetricFamily("ddz_connections", "open WebSocket connections", value=len(s.connections))
-        yield GaugeMetricFamily("ddz_players", "accounts logged in", value=len(s.sessions))
-        yield GaugeMetricFamily("ddz_waiting", "players waiting for a table through this process", value=len(s.waiting))
-        yield GaugeMetricFamily("ddz_hands_to_resume", "stored live hands not yet resumed", value=len(s._to_resume))
+        yield GaugeMetricFamily("ddz_connections", "open WebSocket connections", value=len(s.lobby.connections))
+        yield GaugeMetricFamily("ddz_players", "accounts logged in", value=len(s.lobby.sessions))
+        yield GaugeMetricFamily("ddz_waiting", "players waiting for a table through this process", value=len(s.lobby.waiting))
+        yield GaugeMetricFamily("ddz_hands_to_resume", "stored live hands not yet resumed", value=len(s.tables.to_resume))
         yield GaugeMetricFamily("ddz_hand_log_pending", "log rows waiting to be stored", value=s.journal.pending)
         yield GaugeMetricFamily("ddz_draining", "1 while the server drains (SIGTERM)", value=int(s.draining))
         gc = CounterMetricFamily("ddz_gc_collections", "garbage collections, by generation", labels=["generation"])
