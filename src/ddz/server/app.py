@@ -16,6 +16,7 @@ import re
 import secrets
 import time
 import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Set, Tuple
@@ -98,6 +99,9 @@ class ServerConfig:
     ``hand_log``: False only to measure what the log costs: no hand is logged, and a hand left
     live by a stop or a crash cannot be resumed (it is void). ``metrics``: who gets
     ``GET /metrics`` (Prometheus's format), as ``status`` for ``/api/status``.
+    ``search_nodes``: the node limit of each sampled deal's exact search of the ``"search"`` bots
+    (``SearchBot``). ``bot_threads``: the threads on which the bots other than ``RuleBot`` think,
+    off the event loop (``Table._bot_move``).
     """
     db: str = field(default_factory=lambda: default_db())
     move_timeout_s: Optional[float] = None
@@ -129,6 +133,8 @@ class ServerConfig:
     sqlite_synchronous: str = "full"
     hand_log: bool = True
     metrics: str = "local"
+    search_nodes: int = 4000
+    bot_threads: int = 1
 
 
 def default_db(make: bool = False) -> str:
@@ -218,7 +224,10 @@ class Server:
         self.signups = SignupLimit(self.config.signup_limit, self.config.signup_window_s)
         self.rooms: Dict[str, Room] = {name: ROOMS[name] for name in self.config.rooms}
         # the bot of each room's bot seats, every model loaded and checked here, once (ModelError)
-        self.bots: Dict[str, Bot] = room_bots(self.rooms, self.config.bot, self.config.models)
+        self.bots: Dict[str, Bot] = room_bots(self.rooms, self.config.bot, self.config.models,
+                                              search_nodes=self.config.search_nodes)
+        # where the bots that take more than microseconds think (SearchBot, NeuralBot): not on the loop
+        self.bot_pool = ThreadPoolExecutor(max(1, self.config.bot_threads), thread_name_prefix="ddz-bot")
         self.bot_kinds: Dict[str, str] = bot_kinds(self.rooms, self.config.bot)
         # the handler of each client message type (protocol.CLIENT_TYPES: every one, no other)
         self._handlers: Dict[str, Any] = {kind: getattr(self, "_on_" + kind) for kind in CLIENT_TYPES}
@@ -342,6 +351,7 @@ class Server:
         if self.cluster is not None:
             await self.cluster.close()
         await self.storage.close()
+        self.bot_pool.shutdown(wait=False, cancel_futures=True)  # a decision under way is dropped with its table
 
     # ---- resuming stored hands ----
     async def load_resumes(self, ids: Optional[List[str]] = None) -> int:
@@ -881,7 +891,8 @@ class Server:
 
     def _table_args(self, room: Room) -> Dict[str, Any]:
         """What a table of ``room`` is made with (``Table``: it knows no server)."""
-        return {"config": self.config, "bot": self.bot_for(room), "journal": self.journal, "store": self.storage}
+        return {"config": self.config, "bot": self.bot_for(room), "journal": self.journal, "store": self.storage,
+                "pool": self.bot_pool}
 
     def _watch(self, t: Table) -> None:
         """The server hears a table's events: the end of its hand, its loss, its answers' times."""

@@ -20,20 +20,21 @@ import json
 import logging
 import secrets
 import time
+from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set, Tuple
 
 from ..hand.game import Game
 from .._core import IllegalAction
 from ..rooms.room import Room, settle
 from ..core.rules import Rules
-from ..search.bots import Bot
+from ..search.bots import Bot, RandomBot, RuleBot
 from .protocol import ProtocolError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Session
     from .storage import LiveHand
 
-__all__ = ["Table", "ResumeError", "room_rules", "ledger_of", "seat_view", "SINCE_WINDOW", "START_VERSION"]
+__all__ = ["Table", "ResumeError", "room_rules", "ledger_of", "seat_view", "SINCE_WINDOW", "START_VERSION", "INLINE_BOTS"]
 
 log = logging.getLogger("ddz.server")
 
@@ -46,6 +47,10 @@ START_VERSION = 1  # the version of the start record (Table.start_record)
 # table resumed by a server after its predecessor stopped; with the game's actions, TIMEOUT and
 # ESCAPE, one op per event of the table, so that its ``seq`` is 1 + the log's length
 _MARKS = ("AWAY", "BACK", "RESUMED")
+# bots whose decision takes microseconds: they act on the event loop. Any other (SearchBot,
+# NeuralBot, a bot of the host's) thinks on the table's ``pool`` (``Table._bot_move``)
+INLINE_BOTS = (RuleBot, RandomBot)
+_FALLBACK = RuleBot()  # plays a decision whose bot failed
 
 
 class ResumeError(ValueError):
@@ -145,12 +150,22 @@ class Table:
     a database), ``store`` its result (``Storage.finish_hand``; None: not stored). It reports
     what happens by events: ``on_end(table)`` once its hand has ended and its result is stored
     (or could not be), ``on_lost(table)`` when another process took its hand over,
-    ``on_answered(seconds)`` when the update of a player's action went out."""
+    ``on_answered(seconds)`` when the update of a player's action went out. ``pool``: where a
+    bot that is not one of ``INLINE_BOTS`` thinks, off the event loop (None: every bot acts on
+    the loop)."""
 
     def __init__(self, table_id: str, room: Room, players: List[str], bot_seats: Set[int],
                  coins_before: List[int], *, config: Any, bot: Bot, journal: Any, store: Any = None,
-                 seed: Optional[int] = None, tokens: Optional[List[str]] = None) -> None:
+                 seed: Optional[int] = None, tokens: Optional[List[str]] = None,
+                 pool: Optional[Executor] = None) -> None:
         self.config = config
+        self.pool = pool
+        # the decision a bot thinks about off the loop, (decision_seq, escapes, seat), and the
+        # clock that bounds its thinking (``_bot_move``)
+        self._thinking: Optional[Tuple[int, int, int]] = None
+        self._bot_clock: Optional[asyncio.TimerHandle] = None
+        self.bot_stale = 0   # answers of bots that came back after their decision had closed: dropped
+        self.bot_late = 0    # bot decisions the move clock ran out on (the seat timed out)
         self.journal = journal
         self.store = store
         self.on_end: Optional[Callable[["Table"], None]] = None
@@ -536,11 +551,12 @@ class Table:
             self._push()
 
     def _cancel_timers(self) -> None:
-        for t in (self._timer, self._bot_timer):
+        for t in (self._timer, self._bot_timer, self._bot_clock):
             if t is not None:
                 t.cancel()
-        self._timer = self._bot_timer = None
+        self._timer = self._bot_timer = self._bot_clock = None
         self._due = None
+        self._thinking = None
 
     def _on_clock(self) -> None:
         """The move clock's timer. Every event sets a new deadline (``_due``, loop time) but
@@ -567,16 +583,84 @@ class Table:
         self._event()
 
     def _bot_move(self, seq: int) -> None:
+        """A bot seat's turn, ``bot_delay_s`` after the event ``seq`` opened it. An
+        ``INLINE_BOTS`` bot acts now, on the loop (microseconds). Any other thinks on ``pool``
+        about a copy of the game (``Game.clone``: the loop goes on changing the table's own),
+        so that no table waits for it; its answer is applied on the loop if the decision is
+        still the one it was asked (``_bot_key``), else dropped. Its thinking is bounded by the
+        move clock: past it, the seat times out as a person's would (§3.6)."""
         g = self.game
-        if seq != self.seq or g.is_over:
+        if seq != self.seq or g.is_over or self.frozen:
             return
         seat = g.current_seat
         if seat not in g.bot_seats:
             return
         assert seat is not None
         bot = self._bots.get(seat) or self.bot
-        action = bot.act(g, seat)
-        g.apply(action, seat=seat)
+        if self.pool is None or isinstance(bot, INLINE_BOTS):
+            self._bot_acts(seat, bot.act(g, seat))
+            return
+        key = self._bot_key(seat)
+        if self._thinking == key:  # asked already (an event since changed nothing it decides): on its way
+            return
+        self._thinking = key
+        loop = asyncio.get_running_loop()
+        answer = loop.run_in_executor(self.pool, bot.act, g.clone(), seat)
+        answer.add_done_callback(lambda f: self._bot_answered(key, f))
+        if self._bot_clock is not None:
+            self._bot_clock.cancel()
+        self._bot_clock = loop.call_later(self.config.move_timeout_s or g.move_timeout_s, self._bot_late, key)
+
+    def _bot_key(self, seat: Optional[int]) -> Tuple[int, int, int]:
+        """What a bot's answer answers: the decision open (the event that opened it), the
+        escapes so far (another seat's escape adds to the history without a new decision),
+        the seat. An answer whose key is not the table's now is stale."""
+        return (self.decision_seq, len(self.escaped), -1 if seat is None else seat)
+
+    def _bot_answered(self, key: Tuple[int, int, int], answer: "asyncio.Future[str]") -> None:
+        """A bot's answer from ``pool``, on the loop: applied if still current, else dropped."""
+        if self._thinking == key:
+            self._thinking = None
+            if self._bot_clock is not None:
+                self._bot_clock.cancel()
+                self._bot_clock = None
+        if answer.cancelled():
+            return
+        g = self.game
+        seat = key[2]
+        if (self.ended or self.frozen or g.is_over or seat not in g.bot_seats
+                or self._bot_key(g.current_seat) != key):
+            log.debug("table %s: a bot's answer to a decision closed since is dropped", self.id)
+            self.bot_stale += 1
+            return
+        err = answer.exception()
+        if err is not None:
+            log.error("table %s: the bot of seat %d failed (%s: %s); RuleBot plays its decision", self.id, seat,
+                      type(err).__name__, err)
+            self._bot_acts(seat, _FALLBACK.act(g, seat))
+            return
+        self._bot_acts(seat, answer.result())
+
+    def _bot_late(self, key: Tuple[int, int, int]) -> None:
+        """The move clock ran out while the seat's bot was thinking: the seat times out."""
+        self._bot_clock = None
+        g = self.game
+        if self._thinking != key or self.ended or self.frozen or g.is_over or self._bot_key(g.current_seat) != key:
+            return
+        self._thinking = None
+        self.bot_late += 1
+        log.warning("table %s: the bot of seat %d did not answer within the move clock: it times out", self.id, key[2])
+        self.time_out()
+
+    def _bot_acts(self, seat: int, action: str) -> None:
+        g = self.game
+        try:
+            g.apply(action, seat=seat)
+        except IllegalAction as e:  # a bot of the host's that answers wrong: RuleBot plays instead
+            log.error("table %s: the bot of seat %d answered %.40r: %s; RuleBot plays its decision", self.id, seat,
+                      action, e)
+            action = _FALLBACK.act(g, seat)
+            g.apply(action, seat=seat)
         self._log(seat, action)
         self._moved()
         self._event()
