@@ -85,11 +85,11 @@ class ServerConfig:
     without ``Origin`` (programs, not browsers) is always allowed. ``token_lifetime_s``: how long
     a token works; a connection's token is renewed (a ``token`` message) once a quarter of its
     lifetime has passed.
-    ``bot``: what plays the bot seats and the seats of absent players: ``"rules"`` (``RuleBot``)
-    or ``"neural"`` (``NeuralBot``) for every variant, or a kind per variant (``{"classic":
-    "neural"}``; a variant left out: rules). ``models``: model files (or ``NeuralModel`` values),
-    each played by the neural bots of its own variant instead of the model shipped with ddz
-    (``ddz.server.bots``). Checked and loaded once, by ``Server(config)``.
+    ``bot``: what plays the bot seats and the seats of absent players: ``"rules"`` (``RuleBot``),
+    ``"neural"`` (``NeuralBot``) or ``"search"`` (``SearchBot``) for every variant, or a kind per
+    variant (``{"classic": "neural"}``; a variant left out: rules). ``models``: model files (or
+    ``NeuralModel`` values), each played by the neural bots of its own variant instead of the
+    model shipped with ddz (``ddz.server.bots``). Checked and loaded once, by ``Server(config)``.
     ``resume_grace_s``: after a restart (or a takeover) a resumed hand's seats are kept this
     long for their players before the room's bot plays them, and the open decision's clock
     gets this much more. ``drain_timeout_s``: how long ``drain`` (SIGTERM, SIGINT) lets the
@@ -99,9 +99,12 @@ class ServerConfig:
     ``hand_log``: False only to measure what the log costs: no hand is logged, and a hand left
     live by a stop or a crash cannot be resumed (it is void). ``metrics``: who gets
     ``GET /metrics`` (Prometheus's format), as ``status`` for ``/api/status``.
-    ``search_nodes``: the node limit of each sampled deal's exact search of the ``"search"`` bots
-    (``SearchBot``). ``bot_threads``: the threads on which the bots other than ``RuleBot`` think,
-    off the event loop (``Table._bot_move``).
+    ``search_nodes``: the ``"search"`` bots' node limit for the exact search of each sampled deal
+    (``SearchBot(time_per_move=None, node_limit=search_nodes)``: a decision depends on no
+    clock). ``bot_threads``: the threads on which the ``"neural"`` and ``"search"`` bots think,
+    off the event loop (``Table._bot_move``): a table waits for its own bot, no other table does.
+    A bot's thinking is bounded by the move clock (past it the seat times out); a bot that
+    raises or answers an illegal action has that decision played by ``RuleBot``.
     """
     db: str = field(default_factory=lambda: default_db())
     move_timeout_s: Optional[float] = None
@@ -337,6 +340,9 @@ class Server:
                 task.cancel()
         for t in list(self.tables.values()):
             t.freeze()
+        # no frozen table asks a bot again: decisions not begun are cancelled, one under way is
+        # not waited for (its answer, if it comes, is dropped with its table)
+        self.bot_pool.shutdown(wait=False, cancel_futures=True)
         finishing = [t._finishing for t in self.tables.values() if t._finishing is not None]
         if finishing:  # a hand being settled is settled (or not) whole; not longer than the journal's wait
             await asyncio.wait(finishing, timeout=10.0)
@@ -351,7 +357,6 @@ class Server:
         if self.cluster is not None:
             await self.cluster.close()
         await self.storage.close()
-        self.bot_pool.shutdown(wait=False, cancel_futures=True)  # a decision under way is dropped with its table
 
     # ---- resuming stored hands ----
     async def load_resumes(self, ids: Optional[List[str]] = None) -> int:
@@ -895,8 +900,10 @@ class Server:
                 "pool": self.bot_pool}
 
     def _watch(self, t: Table) -> None:
-        """The server hears a table's events: the end of its hand, its loss, its answers' times."""
+        """The server hears a table's events: the end of its hand, its loss, its answers' times,
+        what became of its bots' answers."""
         t.on_end, t.on_lost, t.on_answered = self.table_done, self.table_lost, self._answered
+        t.on_bot = self.metrics.bot
 
     def _answered(self, seconds: float) -> None:
         """A table sent the update of a player's action, ``seconds`` after it was read."""

@@ -90,7 +90,9 @@ def room_bots(rooms: Mapping[str, Room], choice: BotChoice = "rules",
     ``"search"`` for every variant, or a kind per variant (``{"classic": "neural"}``; a variant
     left out: rules). ``search_nodes``: the node limit of a ``"search"`` bot's exact search of
     each sampled deal (``SearchBot(time_per_move=None, node_limit=search_nodes)``: a decision
-    depends on no clock, about 5 ms of CPU at 4,000).
+    depends on no clock; at 4,000 nine in ten take under 25 ms of CPU, and an early play decision,
+    where no sampled deal is solved within the limit and the candidates are played out instead,
+    up to some 0.4 s: it thinks off the event loop).
     ``models``: model files (or ``NeuralModel`` values), each for the variant of its own rules,
     played instead of the model shipped for that variant. ``ModelError`` (one line) when a
     neural variant has no model, a model cannot be read or does not play a room's rules, or a

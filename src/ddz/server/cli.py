@@ -54,11 +54,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                     help="a model file (.npz, from ddz train) for the neural bots of its own variant, instead of the "
                          "shipped one; repeat for more variants (default: the shipped models)")
     sv.add_argument("--search-nodes", type=int, default=4000, dest="search_nodes", metavar="N",
-                    help="the search bots' node limit per sampled deal (default %(default)s: about 5 ms of CPU "
-                         "a decision)")
-    sv.add_argument("--bot-threads", type=int, default=1, dest="bot_threads", metavar="N",
-                    help="threads on which the bots other than rules think, off the event loop (default "
+                    help="the search bots' node limit for the exact search of each sampled deal (default "
                          "%(default)s)")
+    sv.add_argument("--bot-threads", type=int, default=1, dest="bot_threads", metavar="N",
+                    help="threads on which the neural and search bots think, off the event loop: a table waits "
+                         "for its own bot, no other table does (1 to 64, default %(default)s)")
     sv.add_argument("--no-bot-tables", action="store_false", dest="bot_tables",
                     help="refuse join with bots, players wait for people (default: join with bots is served)")
     sv.add_argument("--rate", type=float, default=20.0,
@@ -189,8 +189,10 @@ def run(args: argparse.Namespace) -> int:
         bot_choice = parse_bot(args.bots)
     except ValueError as e:
         return _fail(f"--bot: {e}")
-    if not 1 <= args.search_nodes < 2**63 or not 1 <= args.bot_threads <= 64:
-        return _fail("--search-nodes is a positive count and --bot-threads a count of 1 to 64")
+    if not 1 <= args.search_nodes < 2**63:
+        return _fail(f"--search-nodes must be a positive count of nodes, not {args.search_nodes}")
+    if not 1 <= args.bot_threads <= 64:
+        return _fail(f"--bot-threads must be a count of 1 to 64 threads, not {args.bot_threads}")
     if not args.token_days > 0:
         return _fail(f"--token-days must be a positive number of days, not {args.token_days}")
     if args.reset_token is not None:

@@ -2,8 +2,8 @@
 ``prometheus_client`` (the ``server`` extra) from a registry of the server's own (two servers in
 one process keep two). What it counts is what an operator watches (docs/server.md, "What an
 operator sees"): tables, connections, actions and their latency, hands finished, resumed and
-void, the hand log's batches and the storage's errors, the garbage collector's pauses and the
-event loop's lag.
+void, the hand log's batches and the storage's errors, the bots' answers, the garbage
+collector's pauses and the event loop's lag.
 """
 from __future__ import annotations
 
@@ -52,6 +52,10 @@ class Metrics:
         self.log_batch = Histogram("ddz_hand_log_batch_seconds", "one transaction of the hand log's rows",
                                    buckets=_BUCKETS, registry=r)
         self.log_rows = Counter("ddz_hand_log_rows", "rows of the hand log stored", registry=r)
+        self.bots = Counter("ddz_bot_answers", "answers of the bots that think off the event loop, by what became "
+                            "of them: applied, late (the move clock ran out: the seat timed out), stale (came after "
+                            "their decision closed: dropped), failed (raised or illegal: RuleBot played instead)",
+                            ["outcome"], registry=r)
         r.register(_Live(server))
 
     def exposition(self) -> Optional[bytes]:
@@ -74,6 +78,10 @@ class Metrics:
     def storage_error(self) -> None:
         if self.registry is not None:
             self.storage_errors.inc()
+
+    def bot(self, outcome: str) -> None:
+        if self.registry is not None:
+            self.bots.labels(outcome).inc()
 
     def batch(self, rows: int, seconds: float) -> None:
         if self.registry is not None:
