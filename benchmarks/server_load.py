@@ -76,8 +76,10 @@ class Stats:
 
 
 class Player:
-    def __init__(self, port: int, name: str, room: str, args: argparse.Namespace, st: Stats, rng: random.Random) -> None:
+    def __init__(self, port: int, name: str, room: str, args: argparse.Namespace, st: Stats, rng: random.Random,
+                 bots: bool = False) -> None:
         self.port, self.name, self.room, self.args, self.st, self.rng = port, name, room, args, st, rng
+        self.join = json.dumps({"type": "join", "room": room, "bots": True} if bots else {"type": "join", "room": room})
         self.token: Optional[str] = None
         self.ws: Any = None
         self.queued = False       # waiting to be matched (the monitor takes it out of the queue at the end)
@@ -138,7 +140,7 @@ class Player:
     async def hand(self) -> None:
         a, st, rng = self.args, self.st, self.rng
         self.queued, self.table = True, None
-        await self._send(json.dumps({"type": "join", "room": self.room}))
+        await self._send(self.join)
         # every message as received (text: no object for the garbage collector to walk, in a
         # process that keeps a share of all hands' messages for the audit at the end)
         seen: List[str] = []
@@ -166,7 +168,7 @@ class Player:
                 self.queued, self.table = False, table
                 st.active[table] = st.active.get(table, 0) + 1
             if table is None:
-                await self._send(json.dumps({"type": "join", "room": self.room}))
+                await self._send(self.join)
                 return True
             if at is None or at["table"] != table:
                 self.left(table)
@@ -349,11 +351,12 @@ async def run_clients(port: int, a: argparse.Namespace, index: int = 0, procs: i
     players = []
     for i in range(a.tables):
         room, n = ROOMS[i % len(ROOMS)]
-        for k in range(n):
+        bots = i < a.bot_tables  # one player, who sits down with the server's bots
+        for k in range(1 if bots else n):
             r = random.Random(rng.random())
             if i % procs == index:  # with --ports, each player starts on one of them in turn
                 players.append(Player(a.ports[len(players) % len(a.ports)] if a.ports else port,
-                                      f"t{i}p{k}", room, a, st, r))
+                                      f"t{i}p{k}", room, a, st, r, bots))
     hands = -(-a.hands // procs)  # counted at seat 0 (st.led), so that the shares add up to --hands
     # this process's own stops: a latency is timed here, so a stop of this loop (its collector
     # walking every player's objects, say) lengthens every latency in flight as a server's would
@@ -482,7 +485,7 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
     tmp = tempfile.mkdtemp(prefix="ddz-load-")
     db = a.db or os.path.join(tmp, "load.sqlite3")
     cmd = [sys.executable, "-m", "ddz.cli", "serve", "--port", str(port), "--db", db, "--grace", str(a.grace),
-           "--bot-delay", str(a.bot_delay), "--no-bot-tables",
+           "--bot-delay", str(a.bot_delay), *([] if a.bot_tables else ["--no-bot-tables"]),
            # the load clients may act far faster than people (--think 0): lift the per-connection limit,
            # and they make thousands of accounts from one address: lift the signup limit
            "--rate", "1000", "--burst", "1000", "--signup-limit", "0",
@@ -625,6 +628,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     ap.add_argument("--escape", type=float, default=0.002, help="chance per decision to leave the hand")
     ap.add_argument("--grace", type=float, default=5.0)
     ap.add_argument("--bot-delay", type=float, default=0.2)
+    ap.add_argument("--bot-tables", type=int, default=0, dest="bot_tables", metavar="N",
+                    help="of the --tables, the first N seat one player each with the server's bots (join with "
+                         "bots; which bot: --server-arg=--bot=search, say); the players' latencies include theirs")
     ap.add_argument("--check-every", type=int, default=1, help="check every k-th hand's messages for leaks")
     ap.add_argument("--warmup", type=float, default=15.0,
                     help="also report the latency of the actions sent after this many seconds of play")

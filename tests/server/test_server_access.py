@@ -65,9 +65,9 @@ def test_a_replaced_connection_is_closed_and_can_no_longer_join(tmp_path):
             assert old.ws.close_code == CLOSE_REPLACED
             await new.send({"type": "ping"})
             await new.expect("pong")
-            assert "ann" not in srv.waiting and "ann" not in srv.by_player and not srv.tables
+            assert "ann" not in srv.lobby.waiting and "ann" not in srv.tables.by_player and not srv.tables
             assert not [m for m in new.seen if m["type"] in ("matched", "queued")]
-            assert srv.sessions["ann"].ws is not old.ws
+            assert srv.lobby.sessions["ann"].ws is not old.ws
             await new.close()
     run(main())
 

@@ -121,21 +121,21 @@ def test_a_player_matched_in_a_round_is_no_longer_waiting_before_any_table_opens
             names = [f"n{i}" for i in range(6)]
             for n in names:
                 await srv.storage.create_account(n, {"coins": 10_000})
-            mm = srv.matchmakers["novice"]
+            mm = srv.lobby.matchmakers["novice"]
             now = time.monotonic()
             for n in names:
-                srv.waiting[n] = "novice"
+                srv.lobby.waiting[n] = "novice"
                 mm.join(n, 10_000, 0, 0, now=now)
             still_waiting = []
             real_open = srv._open_table
 
             async def open_table(room, players, bots, table_id=None):
-                still_waiting.append(sorted(p for p in names if p in srv.waiting))
+                still_waiting.append(sorted(p for p in names if p in srv.lobby.waiting))
                 return await real_open(room, players, bots, table_id)
             srv._open_table = open_table
             await srv._match_once()
             assert len(still_waiting) == 2 and still_waiting[0] == []
-            assert all(n in srv.by_player for n in names)
+            assert all(n in srv.tables.by_player for n in names)
             c = await Client.connect(srv.port)  # not waiting: leave_queue is refused, not "left"
             await c.hello("zed")
             await c.send({"type": "leave_queue"})

@@ -142,7 +142,7 @@ def test_accounts_tokens_and_lobby_messages(tmp_path):
             assert (await b.expect("error"))["code"] == "queued"
             await b.send({"type": "leave_queue"})
             await b.expect("left_queue")
-            assert "ann" not in srv.waiting and list(srv.queues["score"]) == []
+            assert "ann" not in srv.lobby.waiting and list(srv.lobby.queues["score"]) == []
             await b.send({"type": "ping"})
             assert (await b.expect("pong"))["now"] > 0
             await b.send({"type": "join", "room": "score", "bots": True})
@@ -415,9 +415,9 @@ def test_resume_after_the_end_gives_the_result(tmp_path):
                 await c.close()
                 for _ in range(200):  # the bots finish the hand
                     await asyncio.sleep(0.05)
-                    if tid in srv.finished:
+                    if tid in srv.tables.finished:
                         break
-                assert tid in srv.finished and tid not in srv.tables
+                assert tid in srv.tables.finished and tid not in srv.tables
                 back = await Client.connect(srv.port)
                 w = await back.hello(name, c.token)
                 assert w["table"]["table"] == tid and w["table"]["over"] is True

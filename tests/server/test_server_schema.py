@@ -184,7 +184,7 @@ def test_hostile_names_and_strings_on_both_backends(db_url):
             # logging in needs the exact name: a variant with the right token is refused
             e = await answer(d, {"type": "hello", "name": "ANN", "token": c.token})
             assert e["code"] == "bad_token"
-            assert "ann" in srv.sessions and srv.sessions["ann"] is not None
+            assert "ann" in srv.lobby.sessions and srv.lobby.sessions["ann"] is not None
             await play_out([c])
             for x in (c, d):
                 await x.close()

@@ -25,7 +25,7 @@ from .. import _core
 __all__ = ["Variant", "VariantId", "VARIANT", "VARIANTS", "by_alias"]
 
 #: The variants' numbers (records, snapshots, ``Rules``), named by their titles, read from the core.
-VariantId = IntEnum("VariantId", [(row["title"], vid) for vid, row in enumerate(_core.variant_specs())],
+VariantId = IntEnum("VariantId", [(row["title"], vid) for vid, row in enumerate(_core.variant_specs())],  # type: ignore[misc]
                     module=__name__)
 
 

@@ -116,7 +116,7 @@ class Matchmaker:
         (``rules.options["match_stage2_after_s"]`` / ``["match_stage3_after_s"]``,
         docs/rules.md §11)."""
         variant = getattr(rules, "variant", None)
-        if variant not in VARIANT or not VARIANT[variant].matchmaking:
+        if not isinstance(variant, str) or variant not in VARIANT or not VARIANT[variant].matchmaking:
             raise ArgumentError(f"matchmaking is defined for CLASSIC3 rules only (docs/rules.md §9), not variant {shown(variant)}")
         opts = rules.options
         try:

@@ -16,27 +16,26 @@ import re
 import secrets
 import time
 import urllib.parse
-from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Deque, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from ..core.variants import VARIANT
-from ..rooms.matchmaking import MATCH_TIERS, Matchmaker
 from ..rooms.room import ROOMS, Room
 from ..search.bots import Bot
 from .bots import BotChoice, bot_kinds, room_bots
 from .health import GcPauses, LoopLag
+from .house import Lobby, Tables
 from .journal import Journal, NoJournal
 from .metrics import Metrics
 from .names import name_problem
 from .protocol import CLIENT_TYPES, PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse, refusal
-from .storage import TOKEN_LIFETIME_S, LiveHand, PostgresStorage, Storage, StorageError, open_storage
+from .storage import TOKEN_LIFETIME_S, PostgresStorage, Storage, StorageError, open_storage
 from .table import ResumeError, Table, ledger_of, room_rules
 
 __all__ = ["Server", "ServerConfig", "Session", "BOT_NAMES", "CLOSE_REPLACED", "STATUS_MODES"]
@@ -86,11 +85,11 @@ class ServerConfig:
     without ``Origin`` (programs, not browsers) is always allowed. ``token_lifetime_s``: how long
     a token works; a connection's token is renewed (a ``token`` message) once a quarter of its
     lifetime has passed.
-    ``bot``: what plays the bot seats and the seats of absent players: ``"rules"`` (``RuleBot``)
-    or ``"neural"`` (``NeuralBot``) for every variant, or a kind per variant (``{"classic":
-    "neural"}``; a variant left out: rules). ``models``: model files (or ``NeuralModel`` values),
-    each played by the neural bots of its own variant instead of the model shipped with ddz
-    (``ddz.server.bots``). Checked and loaded once, by ``Server(config)``.
+    ``bot``: what plays the bot seats and the seats of absent players: ``"rules"`` (``RuleBot``),
+    ``"neural"`` (``NeuralBot``) or ``"search"`` (``SearchBot``) for every variant, or a kind per
+    variant (``{"classic": "neural"}``; a variant left out: rules). ``models``: model files (or
+    ``NeuralModel`` values), each played by the neural bots of its own variant instead of the
+    model shipped with ddz (``ddz.server.bots``). Checked and loaded once, by ``Server(config)``.
     ``resume_grace_s``: after a restart (or a takeover) a resumed hand's seats are kept this
     long for their players before the room's bot plays them, and the open decision's clock
     gets this much more. ``drain_timeout_s``: how long ``drain`` (SIGTERM, SIGINT) lets the
@@ -100,6 +99,12 @@ class ServerConfig:
     ``hand_log``: False only to measure what the log costs: no hand is logged, and a hand left
     live by a stop or a crash cannot be resumed (it is void). ``metrics``: who gets
     ``GET /metrics`` (Prometheus's format), as ``status`` for ``/api/status``.
+    ``search_nodes``: the ``"search"`` bots' node limit for the exact search of each sampled deal
+    (``SearchBot(time_per_move=None, node_limit=search_nodes)``: a decision depends on no
+    clock). ``bot_threads``: the threads on which the ``"neural"`` and ``"search"`` bots think,
+    off the event loop (``Table._bot_move``): a table waits for its own bot, no other table does.
+    A bot's thinking is bounded by the move clock (past it the seat times out); a bot that
+    raises or answers an illegal action has that decision played by ``RuleBot``.
     """
     db: str = field(default_factory=lambda: default_db())
     move_timeout_s: Optional[float] = None
@@ -131,6 +136,8 @@ class ServerConfig:
     sqlite_synchronous: str = "full"
     hand_log: bool = True
     metrics: str = "local"
+    search_nodes: int = 4000
+    bot_threads: int = 1
 
 
 def default_db(make: bool = False) -> str:
@@ -220,25 +227,16 @@ class Server:
         self.signups = SignupLimit(self.config.signup_limit, self.config.signup_window_s)
         self.rooms: Dict[str, Room] = {name: ROOMS[name] for name in self.config.rooms}
         # the bot of each room's bot seats, every model loaded and checked here, once (ModelError)
-        self.bots: Dict[str, Bot] = room_bots(self.rooms, self.config.bot, self.config.models)
+        self.bots: Dict[str, Bot] = room_bots(self.rooms, self.config.bot, self.config.models,
+                                              search_nodes=self.config.search_nodes)
+        # where the bots that take more than microseconds think (SearchBot, NeuralBot): not on the loop
+        self.bot_pool = ThreadPoolExecutor(max(1, self.config.bot_threads), thread_name_prefix="ddz-bot")
         self.bot_kinds: Dict[str, str] = bot_kinds(self.rooms, self.config.bot)
         # the handler of each client message type (protocol.CLIENT_TYPES: every one, no other)
         self._handlers: Dict[str, Any] = {kind: getattr(self, "_on_" + kind) for kind in CLIENT_TYPES}
-        self.tables: Dict[str, Table] = {}
-        self.by_player: Dict[str, Table] = {}     # a player sits at one table at a time
-        # tables that have ended, kept for the grace period so that a player away at the end
-        # can resume and get the result; ``missed``: such players -> their table
-        self.finished: Dict[str, Table] = {}
-        self.missed: Dict[str, Table] = {}
-        # CLASSIC3's tiers are filled by matchmakers (docs/rules.md §9, "Matchmaking"); other rooms seat as players come
-        self.queues: Dict[str, Deque[str]] = {r: deque() for r, room in self.rooms.items()
-                                              if not VARIANT[room.variant].matchmaking}
-        self.matchmakers: Dict[str, Matchmaker] = {
-            r: Matchmaker(r, stage2_after_s=self.config.stage2_after_s, stage3_after_s=self.config.stage3_after_s)
-            for r, room in self.rooms.items() if VARIANT[room.variant].matchmaking and r in MATCH_TIERS}
-        self.waiting: Dict[str, str] = {}          # player -> room it waits for
-        self.sessions: Dict[str, Session] = {}     # player -> its latest connection
-        self.connections: Set[Session] = set()     # every open connection (logout closes all of an account's)
+        # what it keeps, by owner (ddz.server.house): the people (connections, queues) and the hands
+        self.lobby = Lobby(self.rooms, self.config.stage2_after_s, self.config.stage3_after_s)
+        self.tables = Tables()
         self._ws_server: Any = None
         self._match_task: Optional["asyncio.Task[None]"] = None
         self.port: Optional[int] = None
@@ -253,10 +251,6 @@ class Server:
         self.draining = False
         self.stopped = False
         self._cut = False                # drain: stop waiting now (a second signal)
-        # live hands stored and not yet resumed (at start, or taken over in a cluster): by hand,
-        # and their players; a player's hello resumes its hand first
-        self._to_resume: Dict[str, LiveHand] = {}
-        self._resuming: Dict[str, str] = {}
         self._resume_task: Optional["asyncio.Task[None]"] = None
         self.resumed = 0                 # hands resumed since the start
         self.voided = 0                  # hands void since the start (resumes that could not be)
@@ -316,9 +310,9 @@ class Server:
         n = self.live_tables()
         if n:
             log.info("draining: %d hands in play, waiting up to %g s", n, limit)
-        while (self.live_tables() or self._to_resume) and loop.time() < end and not self._cut:
+        while (self.live_tables() or self.tables.to_resume) and loop.time() < end and not self._cut:
             await asyncio.sleep(0.1)
-        left = self.live_tables() + len(self._to_resume)
+        left = self.live_tables() + len(self.tables.to_resume)
         if left:
             log.warning("drain timeout: %d hands still in play %s", left,
                         "go to another process" if self.cluster is not None else "stay stored for the next start")
@@ -329,7 +323,7 @@ class Server:
         self._cut = True
 
     def live_tables(self) -> int:
-        return sum(1 for t in self.tables.values() if not t.ended)
+        return self.tables.playing()
 
     async def stop(self) -> None:
         """Stops now: every table stops where it is (its log stored: the next start on the
@@ -346,6 +340,9 @@ class Server:
                 task.cancel()
         for t in list(self.tables.values()):
             t.freeze()
+        # no frozen table asks a bot again: decisions not begun are cancelled, one under way is
+        # not waited for (its answer, if it comes, is dropped with its table)
+        self.bot_pool.shutdown(wait=False, cancel_futures=True)
         finishing = [t._finishing for t in self.tables.values() if t._finishing is not None]
         if finishing:  # a hand being settled is settled (or not) whole; not longer than the journal's wait
             await asyncio.wait(finishing, timeout=10.0)
@@ -367,17 +364,12 @@ class Server:
         ``start_resuming``'s task, or at once when one of its players says hello."""
         got = 0
         for hand in await self.storage.live_hands(self.config.host_id, ids):
-            if hand.id in self.tables or hand.id in self._to_resume:
-                continue
-            self._to_resume[hand.id] = hand
-            for p in hand.players:
-                if p not in BOT_NAMES:
-                    self._resuming[p] = hand.id
-            got += 1
+            if self.tables.plan_resume(hand, [p for p in hand.players if p not in BOT_NAMES]):
+                got += 1
         return got
 
     def start_resuming(self) -> None:
-        if self._to_resume and (self._resume_task is None or self._resume_task.done()):
+        if self.tables.to_resume and (self._resume_task is None or self._resume_task.done()):
             self._resume_task = asyncio.get_running_loop().create_task(self._resume_all())
 
     async def _resume_all(self) -> None:
@@ -385,8 +377,8 @@ class Server:
         server seats and answers meanwhile)."""
         t0 = time.perf_counter()
         n = 0
-        while self._to_resume:
-            await self.resume(next(iter(self._to_resume)))
+        while self.tables.to_resume:
+            await self.resume(next(iter(self.tables.to_resume)))
             n += 1
             await asyncio.sleep(0)
         if n:
@@ -396,19 +388,16 @@ class Server:
         """One stored live hand, read by ``load_resumes``: its table again, or (it cannot be
         resumed: a broken log, rules this server does not have) void, with a one-line reason in
         the log, its players told."""
-        hand = self._to_resume.pop(hand_id, None)
+        hand = self.tables.take_resume(hand_id)
         if hand is None:
             return self.tables.get(hand_id)
-        for p in hand.players:
-            if self._resuming.get(p) == hand_id:
-                del self._resuming[p]
         try:
             t = Table.restore(hand, self.config.resume_grace_s, self.rooms, self._table_args)
         except ResumeError as e:
             log.error("hand %s cannot be resumed and is void: %s", hand_id, e)
             self.voided += 1
             self.metrics.hand("void")
-            told = [p for p in hand.players if p in self.sessions]
+            told = [p for p in hand.players if p in self.lobby.sessions]
             try:
                 await self.storage.void_hand(hand_id, told)
                 if self.cluster is not None:
@@ -416,24 +405,21 @@ class Server:
             except Exception:
                 log.exception("hand %s: storing it void failed", hand_id)
             for p in told:
-                self.sessions[p].send({"type": "void", "table": hand_id,
+                self.lobby.sessions[p].send({"type": "void", "table": hand_id,
                                        "message": "the hand could not be resumed after its server stopped: "
                                                   "it is void, no coin moved"})
             return None
         except Exception:  # pragma: no cover - a bug: that hand alone is left for the next start
             log.exception("hand %s: resuming it failed", hand_id)
             return None
-        self.tables[t.id] = t
-        for seat, p in enumerate(t.players):
-            if seat not in t.robots:
-                self.by_player[p] = t
+        self.tables.add(t, [p for seat, p in enumerate(t.players) if seat not in t.robots])
         self.resumed += 1
         self.metrics.hand("resumed")
         self._watch(t)
         t.resumed(self.config.resume_grace_s)
         if self.cluster is not None:  # taken over: its players connected here reconnect to take their seats
             for p in t.players:
-                sess = self.sessions.get(p)
+                sess = self.lobby.sessions.get(p)
                 if sess is not None:
                     sess.send({"type": "redirect", "table": t.id, "url": self.cluster.url})
         return t
@@ -457,7 +443,7 @@ class Server:
         if path == "/healthz":  # the process answers
             return _response(200, "ok\n", "text/plain")
         if path == "/readyz":  # it seats new tables: not while it drains nor while it resumes stored hands
-            why = ("draining" if self.draining else f"resuming {len(self._to_resume)} hands" if self._to_resume
+            why = ("draining" if self.draining else f"resuming {len(self.tables.to_resume)} hands" if self.tables.to_resume
                    else "the hand log cannot be written" if self.journal.pending and self.journal.failing else None)
             return _response(503 if why else 200, f"{why or 'ready'}\n", "text/plain")
         if path == "/metrics" and self._allowed(self.config.metrics, connection):
@@ -466,7 +452,7 @@ class Server:
                 return _response(501, "/metrics needs prometheus_client (pip install \".[server]\")\n", "text/plain")
             return _response(200, body, "text/plain; version=0.0.4")
         if path == "/api/status" and self._allowed(self.config.status, connection):
-            status = {"host": self.config.host_id, "tables": len(self.tables), "connections": len(self.sessions),
+            status = {"host": self.config.host_id, "tables": len(self.tables), "connections": len(self.lobby.sessions),
                       "matchmaker": self.cluster.leader if self.cluster is not None else True,
                       "gc": self.gc_pauses.to_dict(), "loop_lag": self.loop_lag.to_dict()}
             return _response(200, json.dumps(status), "application/json")
@@ -538,7 +524,7 @@ class Server:
             d["ledger"] = ledger_of(room)
             d["seats"] = room.players
             d["players"] = room.players  # the older name of seats, kept for the clients that read it
-            d["matchmaking"] = name in self.matchmakers
+            d["matchmaking"] = name in self.lobby.matchmakers
             d["bot"] = self.bot_kinds[name]
             out.append(d)
         return out
@@ -546,7 +532,7 @@ class Server:
     # ---- connections ----
     async def _handle(self, ws: ServerConnection) -> None:
         sess = Session(self, ws)
-        self.connections.add(sess)
+        self.lobby.opened(sess)
         try:
             async for frame in ws:
                 if sess.closed:  # replaced, logged out or let go: nothing more it sends counts
@@ -556,7 +542,6 @@ class Server:
             pass
         finally:
             sess.closed = True
-            self.connections.discard(sess)
             if sess.renewal is not None:
                 sess.renewal.cancel()
             self._gone(sess)
@@ -593,8 +578,8 @@ class Server:
             t = self.tables.get(tid)
             if t is not None:
                 t.forget(sess, None)
-        if sess.name is not None and self.sessions.get(sess.name) is sess:
-            del self.sessions[sess.name]
+        if self.lobby.closed(sess):
+            assert sess.name is not None
             self._unqueue(sess.name)
 
     async def _dispatch(self, sess: Session, msg: Dict[str, Any]) -> None:
@@ -646,11 +631,11 @@ class Server:
         name = sess.name
         assert name is not None
         if self.cluster is not None:  # the shared queue decides, whichever process the join went through
-            self.waiting.pop(name, None)
+            self.lobby.waiting.pop(name, None)
             if not await self.cluster.leave(name):  # seated by the matchmaker first, or never queued
                 raise ProtocolError("not_queued", "you are not waiting for a table (matched: your table "
                                     "follows, here or by a redirect; or never queued)")
-        elif name in self.waiting:
+        elif name in self.lobby.waiting:
             self._unqueue(name)
         else:  # matched meanwhile (its "matched" is on the way), or never queued
             raise ProtocolError("not_queued", "you are not waiting for a table (matched, or never queued)")
@@ -665,8 +650,8 @@ class Server:
 
     async def _on_resume(self, sess: Session, msg: Dict[str, Any]) -> None:
         t, seat = self._seat_for(sess, msg)
-        if sess.name is not None and self.missed.get(sess.name) is t:
-            del self.missed[sess.name]
+        if sess.name is not None:
+            self.tables.result_seen(sess.name, t)
         t.attach(seat, sess, msg.get("since"))
 
     async def _on_leave(self, sess: Session, msg: Dict[str, Any]) -> None:
@@ -679,7 +664,7 @@ class Server:
         sess.send({"type": "left", "table": t.id, "seat": seat})
 
     def _seat_for(self, sess: Session, msg: Dict[str, Any]) -> Tuple[Table, int]:
-        t = self.tables.get(msg["table"]) or self.finished.get(msg["table"])
+        t = self.tables.find(msg["table"])
         if t is None:
             raise ProtocolError("no_table", f"no live table {msg['table'][:40]!r}")
         seat = t.seat_of(msg["seat_token"])
@@ -723,15 +708,14 @@ class Server:
                 fresh, expires = await self.storage.issue_token(name, lifetime)
                 token = fresh
         sess.token, sess.token_expires = token, expires
-        if name in self._resuming:  # its hand is stored and not yet resumed: now
-            await self.resume(self._resuming[name])
-        elif self.cluster is not None and name not in self.by_player:
+        if name in self.tables.resuming:  # its hand is stored and not yet resumed: now
+            await self.resume(self.tables.resuming[name])
+        elif self.cluster is not None and name not in self.tables.by_player:
             await self.cluster.adopt_for(name)  # a hand of its taken over by this process, not yet resumed
-        old = self.sessions.get(name)
         sess.name = name
         sess.version = version
-        self.sessions[name] = sess
-        if old is not None and old is not sess:
+        old = self.lobby.login(name, sess)
+        if old is not None:
             self._replace(old)
         voids = await self.storage.take_voids(name)
         out: Dict[str, Any] = {"type": "welcome", "v": version, "name": name,
@@ -739,9 +723,7 @@ class Server:
                                "void_hands": voids, "now": time.time(), "token_expires": expires}
         if fresh is not None:
             out["token"] = fresh
-        t = self.by_player.get(name)
-        if t is None or t.ended:
-            t = self.missed.get(name)
+        t = self.tables.of_player(name)
         if t is not None:
             seat = t.players.index(name)
             out["table"] = {"table": t.id, "seat": seat, "seat_token": t.tokens[seat], "seq": t.seq,
@@ -780,7 +762,7 @@ class Server:
     async def _logout(self, name: str) -> None:
         """Every token of ``name`` stops working; each of its connections is told and closed."""
         await self.storage.revoke_tokens(name)
-        for other in [c for c in self.connections if c.name == name]:
+        for other in self.lobby.of(name):
             self._close_logged_out(other, "logged out: this account's tokens no longer work")
 
     def _close_logged_out(self, sess: Session, why: str) -> None:
@@ -824,10 +806,10 @@ class Server:
         if self.draining:
             raise ProtocolError("draining", "this server is stopping: join again after its restart "
                                 "(or through another server of its cluster)")
-        if name in self.by_player or name in self._resuming:
+        if self.tables.seated(name):
             raise ProtocolError("seated", "you are seated at a table; finish or leave it first")
-        if name in self.waiting and self.cluster is None:  # in a cluster the shared queue answers
-            raise ProtocolError("queued", f"you already wait for room {self.waiting[name]!r}")
+        if name in self.lobby.waiting and self.cluster is None:  # in a cluster the shared queue answers
+            raise ProtocolError("queued", f"you already wait for room {self.lobby.waiting[name]!r}")
         if bots:
             if not self.config.bot_tables:
                 raise ProtocolError("no_bots", "this server does not seat bots")
@@ -849,16 +831,16 @@ class Server:
             busy = await self.cluster.join(name, room_name, coins, won, completed)
             if busy is not None:  # waiting or seated, through this process or another
                 raise ProtocolError(busy, _BUSY[busy])
-            self.waiting[name] = room_name
+            self.lobby.waiting[name] = room_name
             sess.send({"type": "queued", "room": room_name})
             return
-        self.waiting[name] = room_name
-        if room_name in self.matchmakers:
+        won = completed = coins = 0
+        if room_name in self.lobby.matchmakers:  # CLASSIC3's tiers seat by coins and record
             won, completed = await self.storage.stats(name)
             coins = (await self.storage.balances(name))["coins"]
-            self.matchmakers[room_name].join(name, max(coins, 0), won, completed, now=time.monotonic())
-        else:
-            self.queues[room_name].append(name)
+        if sess.closed:  # gone while its record was read: it waits for nothing
+            return
+        self.lobby.wait(name, room_name, coins, won, completed, now=time.monotonic())
         sess.send({"type": "queued", "room": room_name})
         await self._match_once()
 
@@ -866,20 +848,11 @@ class Server:
         """``name`` waits no more (``leave_queue``, or its connection closed). In a cluster the
         waiting row this process wrote for it is deleted (soon: a task), whatever ``waiting``
         says; a row the matchmaker seated stays."""
-        room = self.waiting.pop(name, None)
         if self.cluster is not None:
+            self.lobby.waiting.pop(name, None)
             self.cluster.leave_later(name)
             return
-        if room is None:
-            return
-        if room in self.matchmakers:
-            if name in self.matchmakers[room]:
-                self.matchmakers[room].leave(name)
-        else:
-            try:
-                self.queues[room].remove(name)
-            except ValueError:
-                pass
+        self.lobby.unqueue(name)
 
     async def _match_loop(self) -> None:
         while True:
@@ -892,23 +865,9 @@ class Server:
     async def _match_once(self) -> None:
         if self.draining:
             return
-        now = time.monotonic()
-        for room_name, mm in self.matchmakers.items():
-            trios = mm.match(now)
-            # every matched player stops waiting now, before the first table opens (its storage
-            # calls yield): a leave_queue meanwhile must not be told left_queue and then be seated
-            for trio in trios:
-                for p in trio:
-                    self.waiting.pop(p, None)
-            for trio in trios:
-                await self._open_table(self.rooms[room_name], list(trio), set())
-        for room_name, q in self.queues.items():
-            n = self.rooms[room_name].players
-            while len(q) >= n:
-                group = [q.popleft() for _ in range(n)]
-                for p in group:
-                    self.waiting.pop(p, None)
-                await self._open_table(self.rooms[room_name], group, set())
+        # every matched player stops waiting at once (Lobby.match), before the first table opens
+        for room_name, group in self.lobby.match(time.monotonic(), {r: room.players for r, room in self.rooms.items()}):
+            await self._open_table(self.rooms[room_name], group, set())
 
     async def _open_table(self, room: Room, players: List[str], bot_seats: Set[int],
                           table_id: Optional[str] = None) -> Table:
@@ -919,13 +878,12 @@ class Server:
         t = Table(tid, room, players, bot_seats, coins, **self._table_args(room))
         await self.storage.start_hand(tid, room.name, room.variant, players, self.config.host_id,
                                       t.start_record() if self.config.hand_log else None)
-        self.tables[tid] = t
+        self.tables.add(t, [p for seat, p in enumerate(players) if seat not in bot_seats])
         self._watch(t)
         for seat, p in enumerate(players):
             if seat in bot_seats:
                 continue
-            self.by_player[p] = t
-            sess = self.sessions.get(p)
+            sess = self.lobby.sessions.get(p)
             if sess is not None:
                 t.sessions[seat] = sess
                 sess.seats[tid] = seat
@@ -938,11 +896,14 @@ class Server:
 
     def _table_args(self, room: Room) -> Dict[str, Any]:
         """What a table of ``room`` is made with (``Table``: it knows no server)."""
-        return {"config": self.config, "bot": self.bot_for(room), "journal": self.journal, "store": self.storage}
+        return {"config": self.config, "bot": self.bot_for(room), "journal": self.journal, "store": self.storage,
+                "pool": self.bot_pool}
 
     def _watch(self, t: Table) -> None:
-        """The server hears a table's events: the end of its hand, its loss, its answers' times."""
+        """The server hears a table's events: the end of its hand, its loss, its answers' times,
+        what became of its bots' answers."""
         t.on_end, t.on_lost, t.on_answered = self.table_done, self.table_lost, self._answered
+        t.on_bot = self.metrics.bot
 
     def _answered(self, seconds: float) -> None:
         """A table sent the update of a player's action, ``seconds`` after it was read."""
@@ -955,35 +916,28 @@ class Server:
 
     def _forget(self, t: Table) -> None:
         """``t`` is no longer played here: out of the tables, its players' and spectators'."""
-        for p in t.players:
-            if self.by_player.get(p) is t:
-                del self.by_player[p]
-        self.tables.pop(t.id, None)
+        self.tables.forget(t)
         for watcher in list(t.spectators):
             watcher.watching.discard(t.id)
 
     def table_done(self, t: Table) -> None:
-        self._forget(t)
+        for watcher in list(t.spectators):
+            watcher.watching.discard(t.id)
         if t.result_msg is not None and t.result_msg["type"] == "result":
             self.metrics.hand("finished")
         else:  # its settlement could not be stored
             self.metrics.hand("void")
             self.metrics.storage_error()
+        away = []  # not connected at the end: the result waits for their resume
         for seat, seated in enumerate(t.sessions):
             if seated is not None:
                 seated.seats.pop(t.id, None)
-            elif seat not in t.robots:  # away at the end: the result waits for a resume
-                self.missed[t.players[seat]] = t
-        self.finished[t.id] = t
+            elif seat not in t.robots:
+                away.append(t.players[seat])
+        self.tables.ended(t, away)
         if self.cluster is not None:  # its players may join again, in any process
             self.cluster.release_later(t.id)
-        asyncio.get_running_loop().call_later(self.config.grace_s, self._drop_finished, t)
-
-    def _drop_finished(self, t: Table) -> None:
-        self.finished.pop(t.id, None)
-        for p in t.players:
-            if self.missed.get(p) is t:
-                del self.missed[p]
+        asyncio.get_running_loop().call_later(self.config.grace_s, self.tables.drop_finished, t)
 
 
 # what a connection may send before its hello

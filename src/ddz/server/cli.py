@@ -45,13 +45,20 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.add_argument("--bot-delay", type=float, default=0.6, dest="bot_delay_s", metavar="SECONDS",
                     help="seconds a bot waits before it acts (default %(default)s)")
     sv.add_argument("--bot", action="append", default=[], dest="bots", metavar="[VARIANT=]KIND",
-                    help="what plays the bot seats and absent players' seats: rules (RuleBot) or neural (NeuralBot "
-                         "playing the model shipped with ddz for the variant, or --model); VARIANT=KIND for one "
+                    help="what plays the bot seats and absent players' seats: rules (RuleBot), neural (NeuralBot "
+                         "playing the model shipped with ddz for the variant, or --model) or search (SearchBot, "
+                         "--search-nodes); VARIANT=KIND for one "
                          "variant (classic, twop, bengbu), a later --bot overriding an earlier one, e.g. --bot "
                          "classic=neural (default rules everywhere)")
     sv.add_argument("--model", action="append", default=[], dest="models", metavar="PATH",
                     help="a model file (.npz, from ddz train) for the neural bots of its own variant, instead of the "
                          "shipped one; repeat for more variants (default: the shipped models)")
+    sv.add_argument("--search-nodes", type=int, default=4000, dest="search_nodes", metavar="N",
+                    help="the search bots' node limit for the exact search of each sampled deal (default "
+                         "%(default)s)")
+    sv.add_argument("--bot-threads", type=int, default=1, dest="bot_threads", metavar="N",
+                    help="threads on which the neural and search bots think, off the event loop: a table waits "
+                         "for its own bot, no other table does (1 to 64, default %(default)s)")
     sv.add_argument("--no-bot-tables", action="store_false", dest="bot_tables",
                     help="refuse join with bots, players wait for people (default: join with bots is served)")
     sv.add_argument("--rate", type=float, default=20.0,
@@ -182,6 +189,10 @@ def run(args: argparse.Namespace) -> int:
         bot_choice = parse_bot(args.bots)
     except ValueError as e:
         return _fail(f"--bot: {e}")
+    if not 1 <= args.search_nodes < 2**63:
+        return _fail(f"--search-nodes must be a positive count of nodes, not {args.search_nodes}")
+    if not 1 <= args.bot_threads <= 64:
+        return _fail(f"--bot-threads must be a count of 1 to 64 threads, not {args.bot_threads}")
     if not args.token_days > 0:
         return _fail(f"--token-days must be a positive number of days, not {args.token_days}")
     if args.reset_token is not None:
@@ -203,7 +214,8 @@ def run(args: argparse.Namespace) -> int:
                        signup_limit=args.signup_limit, signup_window_s=args.signup_window_s, status=args.status,
                        bot=bot_choice, models=tuple(args.models), drain_timeout_s=args.drain_timeout_s,
                        resume_grace_s=args.resume_grace_s, sqlite_synchronous=args.sqlite_synchronous,
-                       hand_log=args.hand_log, metrics=args.metrics)
+                       hand_log=args.hand_log, metrics=args.metrics, search_nodes=args.search_nodes,
+                       bot_threads=args.bot_threads)
     cfg.origins = tuple(args.origins)
     cfg.token_lifetime_s = args.token_days * 86400.0
 

@@ -150,7 +150,7 @@ class Cluster:
             for sess in t.sessions:
                 if sess is not None:
                     sess.send({"type": "redirect", "table": tid, "url": row["url"]})
-            srv.tables.pop(tid, None)  # not this process's: nothing of it is kept in the queue's rows
+            srv.tables.forget(t)  # not this process's: nothing of it is kept in the queue's rows
 
     async def adopt(self) -> None:
         """Hands that are this process's in the database and not here (handed over by a
@@ -159,7 +159,7 @@ class Cluster:
         async with self._pool.acquire() as c:
             ids = [r["id"] for r in await c.fetch("SELECT id FROM hands WHERE status = 'live' AND host = $1",
                                                   self.host)]
-        new = [h for h in ids if h not in srv.tables and h not in srv._to_resume]
+        new = [h for h in ids if h not in srv.tables and h not in srv.tables.to_resume]
         if new:
             self.taken_over += await srv.load_resumes(new)
             srv.start_resuming()
@@ -204,7 +204,7 @@ class Cluster:
             async with c.transaction():
                 ids = [r["id"] for r in await c.fetch(
                     "DELETE FROM cluster_tables WHERE host = $1 AND opened = 0 RETURNING id", self.host)]
-                ids += list(self.server.finished)
+                ids += list(self.server.tables.finished)
                 await c.execute("DELETE FROM cluster_queue WHERE table_id = ANY($1::text[])", ids)
                 await c.execute("DELETE FROM cluster_queue WHERE host = $1 AND table_id IS NULL", self.host)
                 await c.execute("DELETE FROM cluster_hosts WHERE host = $1", self.host)
@@ -443,13 +443,13 @@ class Cluster:
                     continue
                 self._voids_read[r["hand_id"]] = r["at"]
                 self._voids_seen = max(self._voids_seen, r["at"])
-                here = [p for p in json.loads(r["players"]) if p in srv.sessions]
+                here = [p for p in json.loads(r["players"]) if p in srv.lobby.sessions]
                 if not here:
                     continue
                 told = await c.fetch("UPDATE hand_players SET notified = 1 WHERE hand_id = $1 AND notified = 0 "
                                      "AND name = ANY($2::text[]) RETURNING name", r["hand_id"], here)
                 for t in told:
-                    sess = srv.sessions.get(t["name"])
+                    sess = srv.lobby.sessions.get(t["name"])
                     if sess is not None:
                         sess.send({"type": "void", "table": r["hand_id"],
                                    "message": "the server running this hand stopped: the hand is void, no coin moved"})
@@ -464,7 +464,7 @@ class Cluster:
         for r in rows:
             players = json.loads(r["players"])
             for p in players:
-                srv.waiting.pop(p, None)
+                srv.lobby.waiting.pop(p, None)
             await srv._open_table(srv.rooms[r["room"]], players, set(), table_id=r["id"])
 
     async def _redirect(self) -> None:
@@ -473,7 +473,7 @@ class Cluster:
         player's current entry, not a table it sat at before), only while its hand is ``live``
         and only if that process is alive (its heartbeat within ``cluster_dead_s``)."""
         srv = self.server
-        names = [p for p in srv.sessions if p not in srv.by_player]  # a player seated here sits nowhere else
+        names = [p for p in srv.lobby.sessions if p not in srv.tables.by_player]  # a player seated here sits nowhere else
         if not names:
             self._told = {}
             return
@@ -485,12 +485,12 @@ class Cluster:
         told, self._told = self._told, {}
         for r in rows:
             p, tid = r["name"], r["table_id"]
-            sess = srv.sessions.get(p)
+            sess = srv.lobby.sessions.get(p)
             if sess is None:
                 continue
             self._told[p] = (tid, sess)
             if told.get(p) != (tid, sess):
-                srv.waiting.pop(p, None)
+                srv.lobby.waiting.pop(p, None)
                 sess.send({"type": "redirect", "table": tid, "url": r["url"]})
 
 

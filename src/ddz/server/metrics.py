@@ -2,8 +2,8 @@
 ``prometheus_client`` (the ``server`` extra) from a registry of the server's own (two servers in
 one process keep two). What it counts is what an operator watches (docs/server.md, "What an
 operator sees"): tables, connections, actions and their latency, hands finished, resumed and
-void, the hand log's batches and the storage's errors, the garbage collector's pauses and the
-event loop's lag.
+void, the hand log's batches and the storage's errors, the bots' answers, the garbage
+collector's pauses and the event loop's lag.
 """
 from __future__ import annotations
 
@@ -52,6 +52,10 @@ class Metrics:
         self.log_batch = Histogram("ddz_hand_log_batch_seconds", "one transaction of the hand log's rows",
                                    buckets=_BUCKETS, registry=r)
         self.log_rows = Counter("ddz_hand_log_rows", "rows of the hand log stored", registry=r)
+        self.bots = Counter("ddz_bot_answers", "answers of the bots that think off the event loop, by what became "
+                            "of them: applied, late (the move clock ran out: the seat timed out), stale (came after "
+                            "their decision closed: dropped), failed (raised or illegal: RuleBot played instead)",
+                            ["outcome"], registry=r)
         r.register(_Live(server))
 
     def exposition(self) -> Optional[bytes]:
@@ -75,6 +79,10 @@ class Metrics:
         if self.registry is not None:
             self.storage_errors.inc()
 
+    def bot(self, outcome: str) -> None:
+        if self.registry is not None:
+            self.bots.labels(outcome).inc()
+
     def batch(self, rows: int, seconds: float) -> None:
         if self.registry is not None:
             self.log_rows.inc(rows)
@@ -95,10 +103,10 @@ class _Live:
 
         s = self.server
         yield GaugeMetricFamily("ddz_tables", "tables whose hand is in play here", value=s.live_tables())
-        yield GaugeMetricFamily("ddz_connections", "open WebSocket connections", value=len(s.connections))
-        yield GaugeMetricFamily("ddz_players", "accounts logged in", value=len(s.sessions))
-        yield GaugeMetricFamily("ddz_waiting", "players waiting for a table through this process", value=len(s.waiting))
-        yield GaugeMetricFamily("ddz_hands_to_resume", "stored live hands not yet resumed", value=len(s._to_resume))
+        yield GaugeMetricFamily("ddz_connections", "open WebSocket connections", value=len(s.lobby.connections))
+        yield GaugeMetricFamily("ddz_players", "accounts logged in", value=len(s.lobby.sessions))
+        yield GaugeMetricFamily("ddz_waiting", "players waiting for a table through this process", value=len(s.lobby.waiting))
+        yield GaugeMetricFamily("ddz_hands_to_resume", "stored live hands not yet resumed", value=len(s.tables.to_resume))
         yield GaugeMetricFamily("ddz_hand_log_pending", "log rows waiting to be stored", value=s.journal.pending)
         yield GaugeMetricFamily("ddz_draining", "1 while the server drains (SIGTERM)", value=int(s.draining))
         gc = CounterMetricFamily("ddz_gc_collections", "garbage collections, by generation", labels=["generation"])

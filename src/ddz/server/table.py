@@ -20,21 +20,24 @@ import json
 import logging
 import secrets
 import time
+from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set, Tuple
 
 from ..hand.game import Game
 from .._core import IllegalAction
+from ..core.errors import shown
 from ..rooms.room import Room, settle
 from ..core.rules import Rules
 from ..core.variants import VARIANT
-from ..search.bots import Bot
+from ..search.bots import Bot, RandomBot, RuleBot
 from .protocol import ProtocolError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Session
     from .storage import LiveHand
 
-__all__ = ["Table", "ResumeError", "room_rules", "ledger_of", "seat_view", "SINCE_WINDOW", "START_VERSION"]
+__all__ = ["Table", "ResumeError", "room_rules", "ledger_of", "seat_view", "SINCE_WINDOW", "START_VERSION",
+           "INLINE_BOTS"]
 
 log = logging.getLogger("ddz.server")
 
@@ -47,6 +50,28 @@ START_VERSION = 1  # the version of the start record (Table.start_record)
 # table resumed by a server after its predecessor stopped; with the game's actions, TIMEOUT and
 # ESCAPE, one op per event of the table, so that its ``seq`` is 1 + the log's length
 _MARKS = ("AWAY", "BACK", "RESUMED")
+# bots whose decision takes microseconds: they act on the event loop. Any other (SearchBot,
+# NeuralBot, a bot of the host's) thinks on the table's ``pool`` (``Table._bot_move``)
+INLINE_BOTS = (RuleBot, RandomBot)
+_FALLBACK = RuleBot()  # plays a decision whose bot failed
+
+
+class _Seated:
+    """What a table hands its Game for a bot seat (``Game.set_bot``: the seat is a bot's): the
+    table's bot, shared. ``Game.clone`` deep-copies the bots a game holds, and the clone a bot
+    thinks about (``Table._bot_move``) must not copy a bot: a model's weights are large, and a
+    bot of the host's may hold what cannot be copied (a lock, a connection)."""
+
+    __slots__ = ("bot",)
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+
+    def act(self, game: Any, seat: int) -> Any:
+        return self.bot.act(game, seat)
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "_Seated":
+        return self
 
 
 class ResumeError(ValueError):
@@ -135,12 +160,27 @@ class Table:
     a database), ``store`` its result (``Storage.finish_hand``; None: not stored). It reports
     what happens by events: ``on_end(table)`` once its hand has ended and its result is stored
     (or could not be), ``on_lost(table)`` when another process took its hand over,
-    ``on_answered(seconds)`` when the update of a player's action went out."""
+    ``on_answered(seconds)`` when the update of a player's action went out, ``on_bot(outcome)``
+    when a bot's answer was applied, dropped or replaced (``_bot_answered``). ``pool``: where a
+    bot that is not one of ``INLINE_BOTS`` thinks, off the event loop (None: every bot acts on
+    the loop)."""
 
     def __init__(self, table_id: str, room: Room, players: List[str], bot_seats: Set[int],
                  coins_before: List[int], *, config: Any, bot: Bot, journal: Any, store: Any = None,
-                 seed: Optional[int] = None, tokens: Optional[List[str]] = None) -> None:
+                 seed: Optional[int] = None, tokens: Optional[List[str]] = None,
+                 pool: Optional[Executor] = None) -> None:
         self.config = config
+        self.pool = pool
+        # the decision a bot thinks about off the loop, (decision_seq, escapes, seat), and the
+        # clock that bounds its thinking (``_bot_move``)
+        self._thinking: Optional[Tuple[int, int, int]] = None
+        self._bot_clock: Optional[asyncio.TimerHandle] = None
+        self.bot_stale = 0   # answers of bots that came back after their decision had closed: dropped
+        self.bot_late = 0    # bot decisions the move clock ran out on (the seat timed out)
+        self.bot_failed = 0  # bot decisions that raised or answered an illegal action (RuleBot played them)
+        # hears what became of each answer of a bot thinking off the loop: "applied", "late",
+        # "stale" or "failed" (a failure of a bot on the loop too): the server's metrics
+        self.on_bot: Optional[Callable[[str], None]] = None
         self.journal = journal
         self.store = store
         self.on_end: Optional[Callable[["Table"], None]] = None
@@ -189,7 +229,7 @@ class Table:
         self._bots: Dict[int, Bot] = {}
         for s in self.robots:
             self._bots[s] = self.bot
-            self.game.set_bot(s, self.bot)
+            self.game.set_bot(s, _Seated(self.bot))
 
     # ---- who is who ----
     def seat_of(self, seat_token: str) -> Optional[int]:
@@ -498,12 +538,15 @@ class Table:
         g = self.game
         if g.is_over:
             self.deadline = self._due = None
+            self._stop_thinking()
             self._publish()
             if self._finishing is None:
                 self._finishing = asyncio.get_running_loop().create_task(self._finish())
             return
         seat = g.current_seat
         loop = asyncio.get_running_loop()
+        if self._thinking is not None and (seat not in g.bot_seats or self._thinking != self._bot_key(seat)):
+            self._stop_thinking()  # its answer, when it comes, is dropped
         if seat in g.bot_seats:
             self.deadline = self._due = None
             self._bot_timer = loop.call_later(self.config.bot_delay_s, self._bot_move, self.seq)
@@ -526,11 +569,12 @@ class Table:
             self._push()
 
     def _cancel_timers(self) -> None:
-        for t in (self._timer, self._bot_timer):
+        for t in (self._timer, self._bot_timer, self._bot_clock):
             if t is not None:
                 t.cancel()
-        self._timer = self._bot_timer = None
+        self._timer = self._bot_timer = self._bot_clock = None
         self._due = None
+        self._thinking = None
 
     def _on_clock(self) -> None:
         """The move clock's timer. Every event sets a new deadline (``_due``, loop time) but
@@ -557,17 +601,113 @@ class Table:
         self._event()
 
     def _bot_move(self, seq: int) -> None:
+        """A bot seat's turn, ``bot_delay_s`` after the event ``seq`` opened it. An
+        ``INLINE_BOTS`` bot acts now, on the loop (microseconds). Any other thinks on ``pool``
+        about a copy of the game (``Game.clone``: the loop goes on changing the table's own),
+        so that no table waits for it; its answer is applied on the loop if the decision is
+        still the one it was asked (``_bot_key``), else dropped. Its thinking is bounded by the
+        move clock: past it, the seat times out as a person's would (docs/rules.md §9, A8)."""
         g = self.game
-        if seq != self.seq or g.is_over:
+        if seq != self.seq or g.is_over or self.frozen:
             return
         seat = g.current_seat
         if seat not in g.bot_seats:
             return
         assert seat is not None
         bot = self._bots.get(seat) or self.bot
-        action = bot.act(g, seat)
-        g.apply(action, seat=seat)
-        self._log(seat, action)
+        if self.pool is None or isinstance(bot, INLINE_BOTS):
+            try:
+                action = bot.act(g, seat)
+            except Exception as e:  # noqa: BLE001 - a bot's fault must not stop the table
+                self._bot_failed(seat, f"raised {type(e).__name__}: {str(e)[:200]}")
+                action = _FALLBACK.act(g, seat)
+            self._bot_acts(seat, action)
+            return
+        key = self._bot_key(seat)
+        if self._thinking == key:  # asked already (an event since changed nothing it decides): on its way
+            return
+        self._stop_thinking()
+        self._thinking = key
+        loop = asyncio.get_running_loop()
+        answer = loop.run_in_executor(self.pool, bot.act, g.clone(), seat)
+        answer.add_done_callback(lambda f: self._bot_answered(key, f))
+        self._bot_clock = loop.call_later(self.config.move_timeout_s or g.move_timeout_s, self._bot_late, key)
+
+    def _bot_key(self, seat: Optional[int]) -> Tuple[int, int, int]:
+        """What a bot's answer answers: the decision open (the event that opened it), the
+        escapes so far (another seat's escape adds to the history without a new decision),
+        the seat. An answer whose key is not the table's now is stale."""
+        return (self.decision_seq, len(self.escaped), -1 if seat is None else seat)
+
+    def _stop_thinking(self) -> None:
+        """The decision a bot thinks about off the loop closed (or its seat is a person's
+        again): its clock stops, and its answer will be dropped."""
+        self._thinking = None
+        if self._bot_clock is not None:
+            self._bot_clock.cancel()
+            self._bot_clock = None
+
+    def _bot_answered(self, key: Tuple[int, int, int], answer: "asyncio.Future[Any]") -> None:
+        """A bot's answer from ``pool``, on the loop: applied if it answers the decision open
+        now, else dropped (stale); a bot that raised, or answers an illegal action, has its
+        decision played by RuleBot."""
+        if self._thinking == key:
+            self._stop_thinking()
+        if answer.cancelled():  # the pool was shut down (the server stops): its table is frozen
+            return
+        g = self.game
+        seat = key[2]
+        err = answer.exception()
+        if (self.ended or self.frozen or g.is_over or seat not in g.bot_seats
+                or self._bot_key(g.current_seat) != key):
+            log.debug("table %s: a bot's answer to a decision closed since is dropped", self.id)
+            self.bot_stale += 1
+            self._bot_event("stale")
+            return
+        if err is not None:
+            self._bot_failed(seat, f"raised {type(err).__name__}: {str(err)[:200]}")
+            self._bot_acts(seat, _FALLBACK.act(g, seat))
+            return
+        self._bot_acts(seat, answer.result(), off_loop=True)
+
+    def _bot_late(self, key: Tuple[int, int, int]) -> None:
+        """The move clock ran out while the seat's bot was thinking: the seat times out."""
+        self._bot_clock = None
+        g = self.game
+        if (self._thinking != key or self.ended or self.frozen or g.is_over or key[2] not in g.bot_seats
+                or self._bot_key(g.current_seat) != key):
+            return
+        self._thinking = None
+        self.bot_late += 1
+        self._bot_event("late")
+        log.warning("table %s: the bot of seat %d did not answer within the move clock (%g s): the seat times out",
+                    self.id, key[2], self.config.move_timeout_s or g.move_timeout_s)
+        self.time_out()
+
+    def _bot_failed(self, seat: int, why: str) -> None:
+        self.bot_failed += 1
+        self._bot_event("failed")
+        log.error("table %s: the bot of seat %d %s; RuleBot plays its decision", self.id, seat, why)
+
+    def _bot_event(self, outcome: str) -> None:
+        if self.on_bot is not None:
+            self.on_bot(outcome)
+
+    def _bot_acts(self, seat: int, action: Any, off_loop: bool = False) -> None:
+        """The bot of ``seat`` plays ``action``; one that is not a legal action (a bot of the
+        host's that answers wrong) is replaced by RuleBot's. ``off_loop``: the answer of a bot
+        that thought on ``pool`` (counted ``"applied"`` when it is). The log keeps the token
+        recorded (a bot may answer an action id; the log replays tokens)."""
+        g = self.game
+        try:
+            token = g.apply(action, seat=seat)
+        except Exception as e:  # noqa: BLE001 - apply checks first and changes nothing on an illegal action
+            self._bot_failed(seat, f"answered {shown(action, 40)} ({type(e).__name__}: {str(e)[:200]})")
+            token = g.apply(_FALLBACK.act(g, seat), seat=seat)
+        else:
+            if off_loop:
+                self._bot_event("applied")
+        self._log(seat, token)
         self._moved()
         self._event()
 
@@ -658,7 +798,7 @@ class Table:
         ``escape``: for as long as the hand lasts, the seat's absence being no fault of its player)."""
         self.absent.add(seat)
         self._bots[seat] = self.bot
-        self.game.set_bot(seat, self.bot)
+        self.game.set_bot(seat, _Seated(self.bot))
         if escape:
             loop = asyncio.get_running_loop()
             self._grace[seat] = loop.call_later(self.config.grace_s, self.escape, seat)
