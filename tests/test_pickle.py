@@ -130,7 +130,7 @@ def test_pickles_made_before_the_layers_load():
         g = d["game"]
         assert isinstance(g, Game) and type(g).__module__.startswith("ddz.hand.")
         assert g.to_json() == d["game_record"]
-        assert g.bot_seats == [g.current_seat] and isinstance(g._bots[g.current_seat], RuleBot)
+        assert g.bot_seats == [g.current_seat] and isinstance(g.table_policy.bot(g.current_seat), RuleBot)
         assert g.rules == d["rules"] and type(d["rules"]).__module__ == "ddz.core.rules"
         fresh = Game.from_json(d["game_record"])
         assert fresh.legal_actions() == g.legal_actions()

@@ -104,7 +104,7 @@ def test_void_special_and_escaped_hands():
     c = ddz.Game(ddz.Rules.classic(), seed=3)  # CLASSIC3: a bot plays the escaped seat on
     c.escape(2)
     h = ddz.Game.from_snapshot(c.snapshot())
-    assert h.bot_seats == [2] and isinstance(h._bots[2], ddz.bots.RuleBot)
+    assert h.bot_seats == [2] and isinstance(h.table_policy.bot(2), ddz.bots.RuleBot)
 
 
 def test_rules_are_interned_by_name_and_options():

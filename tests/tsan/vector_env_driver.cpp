@@ -46,7 +46,7 @@ int run(int variant, bool whole, size_t tables, int threads, int steps) {
   ActionIndex index;
   if (!index.build(r)) return 1;
   HandOptions opts;
-  VectorEnv env(r, index, kDecisionCount[variant], tables, 7 + uint64_t(variant), threads, DealPool(),
+  VectorEnv env(r, index, r.spec().decision_count, tables, 7 + uint64_t(variant), threads, DealPool(),
                 whole ? &opts : nullptr);
   const size_t width = size_t(env.layout().total), n = size_t(env.players());
   std::vector<int8_t> obs(tables * width), seat(tables), role(tables);

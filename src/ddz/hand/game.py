@@ -11,7 +11,6 @@ changes nothing), ``is_over``, ``result``, ``observation(seat)``.
 """
 from __future__ import annotations
 
-import copy
 import json
 import random
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -81,14 +80,14 @@ def _is_play_form(action: Any) -> bool:
     return False
 
 
-class Game(TablePolicy):
+class Game:
     """One hand of ``rules.variant``, from the shuffle to the score: ``Game(rules, seed)``. See the
     module docstring and docs/game.md."""
 
-    # the hand (_core._WholeHand), what never changes (_Spec), the table's state, the result
-    # once over, caches (not part of a clone: the factors, the play state's view)
-    # and an instance dict (empty: vars(game) works), which clone() does not copy
-    __slots__ = ("_core", "_spec", "_bots", "_clock", "_clock_at", "_result", "_fcache", "_play_view", "__dict__")
+    # the hand (_core._WholeHand), what never changes (_Spec), the table policy (ddz.hand.table:
+    # bots, clock), the result once over, caches (not part of a clone: the factors, the play
+    # state's view) and an instance dict (empty: vars(game) works), which clone() does not copy
+    __slots__ = ("_core", "_spec", "table_policy", "_result", "_fcache", "_play_view", "__dict__")
 
     def __init__(self, rules: Rules, seed: Optional[int] = None, *, hands: Optional[Sequence[str]] = None,
                  kitty: Optional[str] = None, aside: Optional[str] = None, first_bidder: Optional[int] = None,
@@ -96,9 +95,7 @@ class Game(TablePolicy):
                  _deals: Optional[List[Dict[str, Any]]] = None) -> None:
         if not isinstance(rules, Rules):
             raise ArgumentTypeError("Game(rules, ...) needs a ddz.Rules")
-        self._bots: Dict[int, Any] = {}
-        self._clock = 0.0  # seconds spent on the decision that was current when the history was
-        self._clock_at = 0  # this long (table.py: every recorded action restarts the clock)
+        self.table_policy = TablePolicy(self)
         self._result: Optional[GameResult] = None
         self._fcache: Optional[Tuple[Tuple[Any, ...], Tuple[Dict[str, Any], int]]] = None
         self._play_view: Optional[PlayState] = None
@@ -596,7 +593,7 @@ class Game(TablePolicy):
             "multiplier": self.multiplier,
             "factors": dict(self._factors_now()[0]),
             "top": self._public_top(),
-            "bots": sorted(self._bots),
+            "bots": self.table_policy.bot_seats,
             "legal_actions": self.legal_actions() if to_act == seat else [],
         }
 
@@ -685,10 +682,7 @@ class Game(TablePolicy):
         new = _object_new(self.__class__)
         new._core = self._core.clone()
         new._spec = self._spec
-        bots = self._bots
-        new._bots = copy.deepcopy(bots) if bots else {}
-        new._clock = self._clock
-        new._clock_at = self._clock_at
+        new.table_policy = self.table_policy.copy_for(new)
         new._result = self._result  # a GameResult is frozen
         new._fcache = new._play_view = None
         return new
@@ -708,7 +702,8 @@ class Game(TablePolicy):
     def __reduce__(self) -> Tuple[Any, ...]:
         """Pickled as its snapshot (``snapshot()``: replayed by the core on load) plus the table
         state a snapshot does not hold: the bots and the time spent on the current decision."""
-        return (_game_from_snapshot, (self.snapshot(), self._bots or None, self._spent()))
+        policy = self.table_policy
+        return (_game_from_snapshot, (self.snapshot(), policy._bots or None, policy.spent()))
 
     def snapshot(self) -> bytes:
         """The hand as compact bytes (docs/records.md, "Snapshots"): its rules, seed, stakes, the
@@ -739,17 +734,75 @@ class Game(TablePolicy):
         scripted = tuple(core.scripted())
         g._spec = (_common_spec(rules) if base == initial_multiplier == 1 and not scripted
                    else _Spec(rules, base, initial_multiplier, scripted))
-        g._bots = {}
-        g._clock = 0.0
-        g._clock_at = 0
+        g.table_policy = TablePolicy(g)
         g._result = None
         g._fcache = g._play_view = None
         escaped = core.escaped
         if escaped and not core.escape_ends:  # CLASSIC3: a bot plays an escaped seat (escape() gave it)
             for seat in range(rules.players):
                 if escaped >> seat & 1:
-                    g._bots[seat] = g._new_default_bot()
+                    g.table_policy.set_bot(seat)
         return g
+
+    def _note_timeout(self) -> None:
+        """Records TIMEOUT for the seat to act (its default action follows: ``timeout()``, or a
+        record's next action when one is read)."""
+        self._core.note(self._acting(), "TIMEOUT")
+
+    # ---- the table policy (ddz.hand.table): the clock, bot seats and escapes ----
+    # ``table_policy`` holds them; a Game answers for it, as it always has.
+
+    @property
+    def move_timeout_s(self) -> float:
+        """Seconds each decision has (the rules' ``move_timeout_s``)."""
+        return self.table_policy.move_timeout_s
+
+    @property
+    def time_left(self) -> Optional[float]:
+        """Seconds left for the current decision (the caller reports time with ``elapsed()``);
+        None once the hand is over."""
+        return self.table_policy.time_left
+
+    def elapsed(self, seconds: float) -> Optional[str]:
+        """Reports time spent on the current decision. When the decision's time
+        (``move_timeout_s``) runs out, applies ``timeout()`` and returns its token."""
+        return self.table_policy.elapsed(seconds)
+
+    def timeout_action(self) -> str:
+        """The default action of docs/rules.md §9 "Time" for the seat to act (A8): the
+        non-escalating choice, PASS, or the lowest single card when the seat must lead (under
+        ``timeout_policy="bot"``: the seat's bot's action)."""
+        return self.table_policy.timeout_action()
+
+    def timeout(self) -> str:
+        """The seat to act ran out of time: records TIMEOUT(seat) and applies the default action.
+        Atomic: a bot that answers an illegal action (``timeout_policy="bot"``) raises its
+        ``IllegalAction`` and leaves the game exactly as it was."""
+        return self.table_policy.timeout()
+
+    @property
+    def bot_seats(self) -> List[int]:
+        """The seats a bot plays (``set_bot``), in order."""
+        return self.table_policy.bot_seats
+
+    def set_bot(self, seat: int, bot: Any = None) -> None:
+        """Hands a seat to a bot (``ddz.bots.RuleBot()`` when ``bot`` is None) from now on;
+        ``step_bots()`` then plays it. ``clear_bot(seat)`` gives the seat back."""
+        self.table_policy.set_bot(seat, bot)
+
+    def clear_bot(self, seat: int) -> None:
+        """Gives a bot's seat back to its player."""
+        self.table_policy.clear_bot(seat)
+
+    def step_bots(self, limit: int = 10_000) -> List[str]:
+        """Lets bot seats act while one of them is to act; returns the tokens applied."""
+        return self.table_policy.step_bots(limit)
+
+    def escape(self, seat: int) -> Optional[GameResult]:
+        """A seat leaves the unfinished hand (docs/rules.md §9, decision A9). TWOP and BENGBU4: the
+        hand ends at once with the escape settlement (returned). CLASSIC3: a bot takes the seat
+        until the hand ends and the hand is settled normally (returns None)."""
+        return self.table_policy.escape(seat)
 
     if TYPE_CHECKING:  # the open table as SVG (ddz.draw.table), for notebooks: the facade sets it
         _repr_svg_: Callable[[], str]
@@ -765,19 +818,14 @@ class Game(TablePolicy):
 
 def _game_from_snapshot(data: bytes, bots: Optional[Dict[int, Any]], clock: float) -> Game:
     g = Game.from_snapshot(data)
-    if bots:
-        g._bots = dict(bots)
-    g._clock = clock
-    g._clock_at = g._core.history_size
+    g.table_policy = TablePolicy(g, bots or g.table_policy._bots, clock, g._core.history_size)
     return g
 
 
 # pickles made before snapshots hold the record (replayed on load)
 def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:
     g = Game.from_json(record)
-    g._bots = dict(bots)
-    g._clock = clock
-    g._clock_at = g._core.history_size
+    g.table_policy = TablePolicy(g, bots, clock, g._core.history_size)
     return g
 
 _object_new = object.__new__
