@@ -49,20 +49,106 @@ function cardEl(name, clickable) {
   return e;
 }
 
-function connect() {
-  ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
-  ws.onopen = () => {
-    $("conn").textContent = "connected";
+// The connection. After a drop the page reconnects by itself, after a wait that doubles from
+// 0.5 s to 10 s with jitter (each wait is between half its step and its step, so that pages cut
+// off together do not come back together), back to 0.5 s once a server welcomes it again. A
+// redirect (cluster mode: the table is on another server process) is followed at once.
+const HOME = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
+const BACKOFF_MS = [500, 10000];  // the first step, the cap
+const CONNECT_TIMEOUT_MS = 10000;
+const MAX_MOVES = 5;              // redirects followed for one table (a hand moves once or twice: a stop, a takeover)
+const net = {
+  url: HOME,        // the URL of the current connection
+  last: HOME,       // the URL of the last connection a server welcomed the page on
+  welcomed: false,  // this connection has had its welcome: actions can be sent
+  failures: 0,      // connections lost or refused since the last welcome
+  delays: [],       // the waits (ms) before the reconnections since the last welcome
+  timer: null,      // the reconnection waiting
+  via: null,        // the redirect this connection followed ("table url"): not followed again on it
+  moves: new Map(), // table -> redirects followed for it
+};
+
+function conn(text) { $("conn").textContent = text; }
+
+function connect(url) {
+  net.timer = null;
+  let sock = null;
+  try {
+    sock = new WebSocket(url);
+  } catch (e) {  // a malformed URL
+    sock = null;
+  }
+  // a URL the page may not open: Chromium refuses one its Content-Security-Policy does not
+  // allow by closing the socket at once, without an event
+  if (sock === null || sock.readyState === WebSocket.CLOSED) {
+    ws = null;
+    lost(`cannot connect to ${url}`);
+    return;
+  }
+  ws = sock; net.url = url; net.welcomed = false;
+  conn(url === HOME ? "connecting…" : `connecting to ${url}…`);
+  // a connection that does not open (no answer, or closed without an event) counts as lost
+  setTimeout(() => {
+    if (sock === ws && sock.readyState !== WebSocket.OPEN) { ws = null; sock.close(); lost(`no answer from ${url}`); }
+  }, CONNECT_TIMEOUT_MS);
+  // every handler first checks that its socket is still the page's: one left behind (a redirect
+  // closes it) must not reconnect, log in or deliver anything
+  sock.onopen = () => {
+    if (sock !== ws) return;
+    conn(url === HOME ? "connected" : `connected to ${url}`);
     // st.name: a login asked for while the connection was down (or the account of the one lost)
     const name = st.name || localStorage.getItem("ddz-name");
-    if (name) login(name);
+    if (name) login(name); else net.failures = 0;  // a stranger: nothing more to wait for
   };
-  ws.onclose = (ev) => {
+  sock.onclose = (ev) => {
+    if (sock !== ws) return;
+    ws = null;
     // 4001: this account logged in elsewhere; reconnecting would take it back from there, and so on
-    if (ev.code === 4001) { $("conn").textContent = "logged in elsewhere: reload the page to play here"; return; }
-    $("conn").textContent = "disconnected — reconnecting…"; setTimeout(connect, 1000);
+    if (ev.code === 4001) { net.welcomed = false; conn("logged in elsewhere: reload the page to play here"); return; }
+    lost(ev.code === 1001 ? "the server is stopping" : "connection lost");
   };
-  ws.onmessage = (ev) => handle(JSON.parse(ev.data));
+  sock.onmessage = (ev) => { if (sock === ws) handle(JSON.parse(ev.data)); };
+}
+
+// The connection is gone (or could not be made): the next attempt after the backoff's wait,
+// alternately to the server that last welcomed the page and to the page's own (after a
+// redirect, the process it went to may be the one that stopped).
+function lost(why) {
+  net.welcomed = false; net.via = null;
+  if (net.failures === 0) net.delays = [];
+  const step = Math.min(BACKOFF_MS[1], BACKOFF_MS[0] * 2 ** net.failures);
+  const delay = Math.round(step / 2 + Math.random() * step / 2);
+  net.failures += 1;
+  net.delays.push(delay);
+  const url = net.failures % 2 === 1 ? net.last : HOME;
+  conn(`${why}: reconnecting in ${(delay / 1000).toFixed(1)} s (attempt ${net.failures})…`);
+  if (st.obs && st.info && st.table) render();  // no decision buttons while nothing can be sent
+  net.timer = setTimeout(() => connect(url), delay);
+}
+
+// redirect: the table (m.table) is played on the server process at m.url: log in there and
+// resume. Followed once: not again on the connection it opened (a server that names itself
+// would have the page reconnect for ever), and at most MAX_MOVES times for one table.
+function follow(m) {
+  let url = null;
+  try { url = new URL(m.url); } catch (e) { url = null; }
+  if (!url || !(url.protocol === "ws:" || url.protocol === "wss:") || (location.protocol === "https:" && url.protocol !== "wss:")) {
+    conn(`not following a redirect to ${String(m.url).slice(0, 80)}: not a WebSocket URL this page may open`);
+    return;
+  }
+  const key = `${m.table} ${url.href}`;
+  if (net.via === key) return;
+  const moves = net.moves.get(m.table) || 0;
+  if (moves >= MAX_MOVES) { conn(`not following another redirect for table ${m.table} (${moves} followed)`); return; }
+  net.moves.set(m.table, moves + 1);
+  const old = ws;
+  ws = null;  // its handlers stand down
+  if (old) old.close(1000, "redirected");
+  if (net.timer !== null) { clearTimeout(net.timer); net.timer = null; }
+  $("queue-status").textContent = "";
+  if (st.obs && st.info && st.table) render();
+  net.via = key;  // (lost() forgets it if the connection cannot be made)
+  connect(url.href);
 }
 
 // typed: a token the server's operator gave (a lost, expired or logged-out one replaced)
@@ -85,6 +171,7 @@ function forget(name, why) {  // this browser's token for name no longer works
 function handle(m) {
   switch (m.type) {
     case "welcome": {
+      Object.assign(net, { welcomed: true, failures: 0, last: net.url });
       if (m.token) localStorage.setItem("ddz-token:" + m.name, m.token);
       localStorage.setItem("ddz-name", m.name);
       st.token = localStorage.getItem("ddz-token:" + m.name);
@@ -98,6 +185,17 @@ function handle(m) {
         Object.assign(st, { table: m.table.table, seat: m.table.seat, seatToken: m.table.seat_token, sentAt: null });
         send(st.obs ? { type: "resume", table: st.table, seat_token: st.seatToken, since: st.lastSeq }
                     : { type: "resume", table: st.table, seat_token: st.seatToken });
+      } else if (st.table) {
+        // the table the page showed is not this server's now: void, ended while the page was
+        // away, or (a cluster) played on by another process, whose redirect brings it back
+        const gone = st.table;
+        Object.assign(st, { table: null, obs: null, lastSeq: 0, sentAt: null });
+        if (m.void_hands.includes(gone)) {
+          handle({ type: "void", table: gone, message: "the hand could not be resumed after its server stopped: it is void, no coin moved" });
+        } else {
+          $("notices").textContent = "The table this page showed is not on this server now: its hand ended while the page was away, or it moved.";
+          show("lobby");
+        }
       }
       break;
     }
@@ -118,6 +216,7 @@ function handle(m) {
       $("result-text").textContent = m.message; $("leave-btn").classList.add("hidden"); $("record-btn").classList.add("hidden");
       show("result"); break;
     case "left": break;
+    case "redirect": follow(m); break;
     case "token": localStorage.setItem("ddz-token:" + st.name, m.token); st.token = m.token; break;
     case "logged_out": forget(st.name, m.message); break;
     case "error":
@@ -235,7 +334,8 @@ function render() {
   const acts = $("actions"); acts.replaceChildren();
   // no buttons while an action of this seat is on the wire: an update may show the seat still to
   // act on the decision it has answered (another seat's ESCAPE), docs/protocol.md "When to act"
-  const legal = st.sentAt === null ? o.legal_actions : [];
+  // nor while the connection is down (nothing could be sent)
+  const legal = st.sentAt === null && net.welcomed ? o.legal_actions : [];
   acts.dataset.legal = JSON.stringify(legal);
   const plays = legal.filter((a) => a.startsWith("PLAY "));
   for (const a of legal.filter((a) => !a.startsWith("PLAY "))) {
@@ -312,4 +412,4 @@ $("logout-btn").onclick = () => send({ type: "logout" });
 $("record-btn").onclick = downloadRecord;
 $("lobby-btn").onclick = () => { $("result").classList.add("hidden"); send({ type: "rooms" }); send({ type: "balances" }); };
 $("leave-btn").onclick = () => { if (st.table) send({ type: "leave", table: st.table, seat_token: st.seatToken }); };
-connect();
+connect(HOME);
