@@ -87,7 +87,7 @@ class Game:
     # the hand (_core._WholeHand), what never changes (_Spec), the table policy (ddz.hand.table:
     # bots, clock), the result once over, caches (not part of a clone: the factors, the play
     # state's view) and an instance dict (empty: vars(game) works), which clone() does not copy
-    __slots__ = ("_core", "_spec", "table_policy", "_result", "_fcache", "_play_view", "__dict__")
+    __slots__ = ("_core", "_spec", "_policy", "_result", "_fcache", "_play_view", "__dict__")
 
     def __init__(self, rules: Rules, seed: Optional[int] = None, *, hands: Optional[Sequence[str]] = None,
                  kitty: Optional[str] = None, aside: Optional[str] = None, first_bidder: Optional[int] = None,
@@ -95,7 +95,7 @@ class Game:
                  _deals: Optional[List[Dict[str, Any]]] = None) -> None:
         if not isinstance(rules, Rules):
             raise ArgumentTypeError("Game(rules, ...) needs a ddz.Rules")
-        self.table_policy = TablePolicy(self)
+        self._policy: Optional[TablePolicy] = None  # made when first asked for (table_policy)
         self._result: Optional[GameResult] = None
         self._fcache: Optional[Tuple[Tuple[Any, ...], Tuple[Dict[str, Any], int]]] = None
         self._play_view: Optional[PlayState] = None
@@ -593,7 +593,7 @@ class Game:
             "multiplier": self.multiplier,
             "factors": dict(self._factors_now()[0]),
             "top": self._public_top(),
-            "bots": self.table_policy.bot_seats,
+            "bots": self._policy.bot_seats if self._policy is not None else [],
             "legal_actions": self.legal_actions() if to_act == seat else [],
         }
 
@@ -682,7 +682,8 @@ class Game:
         new = _object_new(self.__class__)
         new._core = self._core.clone()
         new._spec = self._spec
-        new.table_policy = self.table_policy.copy_for(new)
+        policy = self._policy
+        new._policy = None if policy is None else policy.copy_for(new)  # a search's clones make none
         new._result = self._result  # a GameResult is frozen
         new._fcache = new._play_view = None
         return new
@@ -702,7 +703,9 @@ class Game:
     def __reduce__(self) -> Tuple[Any, ...]:
         """Pickled as its snapshot (``snapshot()``: replayed by the core on load) plus the table
         state a snapshot does not hold: the bots and the time spent on the current decision."""
-        policy = self.table_policy
+        policy = self._policy
+        if policy is None:
+            return (_game_from_snapshot, (self.snapshot(), None, 0.0))
         return (_game_from_snapshot, (self.snapshot(), policy._bots or None, policy.spent()))
 
     def snapshot(self) -> bytes:
@@ -734,7 +737,7 @@ class Game:
         scripted = tuple(core.scripted())
         g._spec = (_common_spec(rules) if base == initial_multiplier == 1 and not scripted
                    else _Spec(rules, base, initial_multiplier, scripted))
-        g.table_policy = TablePolicy(g)
+        g._policy = None
         g._result = None
         g._fcache = g._play_view = None
         escaped = core.escaped
@@ -751,6 +754,16 @@ class Game:
 
     # ---- the table policy (ddz.hand.table): the clock, bot seats and escapes ----
     # ``table_policy`` holds them; a Game answers for it, as it always has.
+
+    @property
+    def table_policy(self) -> TablePolicy:
+        """The table policy of this game (``ddz.hand.table.TablePolicy``): its bot seats, the time
+        spent on the current decision, timeouts and escapes. Made when first asked for, so that
+        a game nobody times or gives bots (a search's clones) carries none."""
+        policy = self._policy
+        if policy is None:
+            policy = self._policy = TablePolicy(self)
+        return policy
 
     @property
     def move_timeout_s(self) -> float:
@@ -818,14 +831,15 @@ class Game:
 
 def _game_from_snapshot(data: bytes, bots: Optional[Dict[int, Any]], clock: float) -> Game:
     g = Game.from_snapshot(data)
-    g.table_policy = TablePolicy(g, bots or g.table_policy._bots, clock, g._core.history_size)
+    if bots or clock:
+        g._policy = TablePolicy(g, bots or g.table_policy._bots, clock, g._core.history_size)
     return g
 
 
 # pickles made before snapshots hold the record (replayed on load)
 def _game_from_pickle(record: str, bots: Dict[int, Any], clock: float) -> Game:
     g = Game.from_json(record)
-    g.table_policy = TablePolicy(g, bots, clock, g._core.history_size)
+    g._policy = TablePolicy(g, bots, clock, g._core.history_size)
     return g
 
 _object_new = object.__new__
