@@ -116,28 +116,25 @@ void VectorEnv::after(size_t i, const StepOut& out, size_t chunk) {
   out.role[i] = int8_t(s.seat == s.landlord ? 0 : 1);
 }
 
+namespace {
+// The play phase's units: the hand's own score with every auction factor at 1 (no robs, shows or
+// doubling, a bid of 1, closed play) and TWOP zero-sum, so that every variant's units sum to zero
+const HandOptions kPlayUnits = [] {
+  HandOptions o;
+  o.zero_sum = true;
+  return o;
+}();
+}  // namespace
+
 void VectorEnv::score(const Table& tb, float* reward) const {
-  const PlayState& s = tb.t.s;
-  const int n = s.n, L = s.landlord;
-  const bool won = s.landlord_won();
-  // BENGBU4: docs/rules.md §8 "Scoring, in points" with base 1, closed play: missiles shift,
-  // the loser never receives
-  if (r_.variant == Variant::kBengbu4) {
-    float total = 0;
-    for (int f = 0; f < n; ++f) {
-      if (f == L) continue;
-      int t = (won ? 1 : -1) + int(s.missiles[L]) - int(s.missiles[f]);
-      t = won ? (t > 0 ? t : 0) : (t < 0 ? t : 0);
-      reward[f] = float(-t);
-      total += float(t);
-    }
-    reward[L] = total;
-    return;
-  }
-  // CLASSIC3 / TWOP: every bomb-class play doubles, spring or anti-spring doubles once
-  float u = float(uint64_t(1) << s.bombs_total()) * ((s.spring(r_) || s.anti_spring(r_)) ? 2.0f : 1.0f);
-  const float sign = won ? 1.0f : -1.0f;
-  for (int p = 0; p < n; ++p) reward[p] = p == L ? sign * u * float(n - 1) : -sign * u;
+  HandState h;  // the neutral auction the play-only tables start from
+  h.in_play = true;
+  h.landlord = tb.t.s.landlord;
+  h.base = 1;
+  h.result = HR_NORMAL;
+  HandOutcome out;
+  hand_outcome(r_, kPlayUnits, h, &tb.t.s, out);  // the hand's one scorer (hand.cpp)
+  for (int p = 0; p < r_.players(); ++p) reward[p] = float(out.coef[p]) / float(out.den[p]);
 }
 
 void VectorEnv::reset(const uint64_t* seed, StepOut out) {
