@@ -102,6 +102,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.add_argument("--no-hand-log", action="store_false", dest="hand_log",
                     help="for measurements only: do not log the hands' actions (a hand left live by a stop or "
                          "a crash is then void, not resumed) (default: every action is logged)")
+    sv.add_argument("--log-gather", type=float, default=0.01, dest="log_gather_s", metavar="SECONDS",
+                    help="the hand log writes its rows in one transaction once the first of them is this old: "
+                         "under load one commit stores many actions, at the price of that wait before each "
+                         "action's answer (0: at once; default %(default)s)")
     sv.add_argument("--origin", action="append", default=[], dest="origins", metavar="URL",
                     help="a browser origin (https://ddz.example) whose pages may open the WebSocket; repeat for "
                          "more (default: the server's own, the request's Host); clients that send no Origin "
@@ -214,8 +218,8 @@ def run(args: argparse.Namespace) -> int:
                        signup_limit=args.signup_limit, signup_window_s=args.signup_window_s, status=args.status,
                        bot=bot_choice, models=tuple(args.models), drain_timeout_s=args.drain_timeout_s,
                        resume_grace_s=args.resume_grace_s, sqlite_synchronous=args.sqlite_synchronous,
-                       hand_log=args.hand_log, metrics=args.metrics, search_nodes=args.search_nodes,
-                       bot_threads=args.bot_threads)
+                       hand_log=args.hand_log, log_gather_s=args.log_gather_s, metrics=args.metrics,
+                       search_nodes=args.search_nodes, bot_threads=args.bot_threads)
     cfg.origins = tuple(args.origins)
     cfg.token_lifetime_s = args.token_days * 86400.0
 
