@@ -426,25 +426,76 @@ def _sched_seconds(pid: int) -> Tuple[float, float]:
     return int(run) / 1e9, int(wait) / 1e9
 
 
+def _process_cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far, every thread's (its SQLite writer's, its bots' pool's: user
+    plus system, /proc/PID/stat; schedstat counts the main thread only)."""
+    return sum(_process_user_system(pid))
+
+
+def _process_user_system(pid: int) -> Tuple[float, float]:
+    """A process's CPU time so far in user mode and in the kernel (its system calls: the
+    sockets, the disk), every thread's."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) / os.sysconf("SC_CLK_TCK"), int(fields[12]) / os.sysconf("SC_CLK_TCK")
+
+
+def _thread_cpu_seconds(pid: int) -> Dict[str, float]:
+    """Each live thread's CPU time so far (/proc/PID/task/TID/stat): the main thread (the event
+    loop) as "main", the others by the order they were started ("thread 1", ...: the server's
+    SQLite connection's, then its hand log's, as it opens them)."""
+    out: Dict[str, float] = {}
+    tids = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task"))
+    for i, tid in enumerate(tids):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out["main" if tid == pid else f"thread {i}"] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
+def _log_batches(port: int) -> Optional[Tuple[float, float]]:
+    """The hand log's rows stored and batches written so far (the server's /metrics), or None."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+            text = r.read().decode()
+    except OSError:
+        return None
+    got = {}
+    for line in text.splitlines():
+        if line.startswith(("ddz_hand_log_rows_total ", "ddz_hand_log_batch_seconds_count ")):
+            name, value = line.split()
+            got[name] = float(value)
+    if len(got) < 2:
+        return None
+    return got["ddz_hand_log_rows_total"], got["ddz_hand_log_batch_seconds_count"]
+
+
 def _status(port: int) -> Dict[str, Any]:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=5) as r:
         return json.loads(r.read())
 
 
 async def _watch_server(port: int, pid: int, samples: List[Any]) -> None:
-    """Every second: (wall time, the server's CPU seconds, its seconds waiting for a CPU, its
-    live tables, its /api/status, its resident memory in MB)."""
+    """Every second: (wall time, the server's main thread's CPU seconds, its seconds waiting for
+    a CPU, its live tables, its /api/status, its resident memory in MB, the CPU seconds of all
+    its threads, each thread's, the kernel's part of all)."""
     while True:
         try:
             status = await asyncio.to_thread(_status, port)
-            samples.append((time.time(), *_sched_seconds(pid), int(status["tables"]), status, _rss_mb(pid)))
+            samples.append((time.time(), *_sched_seconds(pid), int(status["tables"]), status, _rss_mb(pid),
+                            _process_cpu_seconds(pid), _thread_cpu_seconds(pid),
+                            _process_user_system(pid)[1]))
         except (OSError, ValueError):
             pass
         await asyncio.sleep(1.0)
 
 
 def _between(samples: List[Any], t0: float, t1: float, k: int) -> Optional[float]:
-    """Sample field ``k`` (1: CPU seconds, 2: wait seconds) gained between wall times t0 and
+    """Sample field ``k`` (1: the main thread's CPU seconds, 2: its wait seconds, 6: every
+    thread's CPU seconds, 8: every thread's in the kernel) gained between wall times t0 and
     t1 (from the nearest samples inside)."""
     inside = [x for x in samples if t0 <= x[0] <= t1]
     if len(inside) < 2:
@@ -503,7 +554,10 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
     log = open(os.path.join(tmp, "server.log"), "w")
     # in a session of its own, as a daemon runs: the kernel shares a core between sessions
     # (autogroups), so the server does not queue behind every process of this one
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    env = None
+    if a.server_src:  # the server runs that source tree's ddz (the clients and the audit run this one's)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(os.path.abspath(d) for d in a.server_src.split(os.pathsep)))
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
     samples: List[Any] = []
     try:
         for _ in range(200):
@@ -513,6 +567,7 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
             except OSError:
                 await asyncio.sleep(0.1)
         watch = asyncio.ensure_future(_watch_server(port, proc.pid, samples))
+        log_before = await asyncio.to_thread(_log_batches, port)
         if a.client_procs == 1:
             parts = [await run_clients(port, a)]
         else:  # the clients in several processes of their own (spawned: no event loop inherited)
@@ -522,6 +577,7 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
                                                                          a.client_procs)
                                                     for i in range(a.client_procs))))
         watch.cancel()
+        log_after = await asyncio.to_thread(_log_batches, port)
         print("clients closed", file=sys.stderr, flush=True)
     finally:
         proc.terminate()
@@ -542,6 +598,10 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
     t0, t1 = max(p["play"][0] for p in parts), min(p["play"][1] for p in parts)
     elapsed = t1 - t0
     server_cpu, server_wait = _between(samples, t0, t1, 1), _between(samples, t0, t1, 2)
+    process_cpu, process_system = _between(samples, t0, t1, 6), _between(samples, t0, t1, 8)
+    inside = [x for x in samples if t0 <= x[0] <= t1]
+    thread_cpu = ({k: round(1000 * (v - inside[0][7].get(k, 0.0)) / played, 3) for k, v in inside[-1][7].items()}
+                  if len(inside) >= 2 and played else {})
     if a.timeline:  # every action's (send time, latency) and the server's samples, for a closer look
         with open(a.timeline, "w") as f:
             json.dump({"play": [t0, t1], "actions": list(zip(st.sent_wall, st.latencies)),
@@ -579,7 +639,19 @@ async def main(a: argparse.Namespace) -> Dict[str, Any]:
         "server_loop_lag": samples[-1][4].get("loop_lag") if samples else None,
         # resident memory when the play started, when it ended, and at most (a leak grows it run after run)
         "server_rss_mb": _rss(samples, t0, t1),
-        "server_cpu_ms_per_action": round(1000 * server_cpu / played, 3) if server_cpu and played else None,
+        # the server process's CPU time per action, all its threads (the hand log's writer too);
+        # and its main thread's alone (the event loop)
+        "server_cpu_ms_per_action": round(1000 * process_cpu / played, 3) if process_cpu and played else None,
+        # of which in the kernel (system calls: the sockets' reads and writes, the disk's)
+        "server_system_cpu_ms_per_action": round(1000 * process_system / played, 3)
+        if process_system is not None and played else None,
+        # each thread's (by name) CPU ms per action, between the first and last samples of the play
+        "server_thread_cpu_ms_per_action": thread_cpu,
+        "server_main_thread_cpu_ms_per_action": round(1000 * server_cpu / played, 3)
+        if server_cpu and played else None,
+        # the hand log's rows per batch (per transaction) over the run (the server's /metrics)
+        "server_log_rows_per_batch": round((log_after[0] - log_before[0]) / (log_after[1] - log_before[1]), 2)
+        if log_before and log_after and log_after[1] > log_before[1] else None,
         "client_cpu_share": round(sum(p["cpu_s"] for p in parts) / elapsed, 2),
         # the same for each client process: its stops lengthen the latencies it times
         "client_gc": [p["gc"] for p in parts], "client_loop_lag": [p["loop_lag"] for p in parts],
@@ -652,6 +724,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     ap.add_argument("--db", default=None, help="database URL (default: a new SQLite file)")
     ap.add_argument("--port", type=int, default=None)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--server-src", default=None, dest="server_src", metavar="DIR",
+                    help="run the server from this source tree (its PYTHONPATH: e.g. another checkout's src)")
     ap.add_argument("--server-arg", action="append", default=[], dest="server_args", metavar="ARG",
                     help="one more argument for ddz serve (repeat; e.g. --server-arg=--no-hand-log)")
     ap.add_argument("--survive", type=float, default=0.0, metavar="SECONDS",

@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("websockets")
 
 import ddz  # noqa: E402
+from ddz.server import storage  # noqa: E402
 from ddz.server.storage import LEDGERS, StorageError, open_storage  # noqa: E402
 
 from _client import eager, play_out, running, seated  # noqa: E402
@@ -109,6 +110,38 @@ def test_void_hands_are_reported_once(db_url):
             assert await s.void_live_hands(None) == 1
             assert await s.take_voids("bob") == ["b"]
             assert await s.balances("ann") == {"coins": 10, "twop_score": 0, "bengbu": 0}
+        finally:
+            await s.close()
+    run(main())
+
+
+@pytest.mark.parametrize("one_statement", [True, False], ids=["one-statement", "statement-per-row"])
+def test_sqlite_hand_log_batch_stores_refuses_and_keeps_rows_once(tmp_path, monkeypatch, one_statement):
+    """The hand log's batch on SQLite, as one statement (``RETURNING``) and as a check and an
+    insert per row (an SQLite without ``RETURNING``): the rows of hands live with the host are
+    stored, in order, their ops as written (non-ASCII too); a row already stored is not stored
+    again and its hand is reported; so are the hands not live with the host (another host's, a
+    void one, an unknown one), whose rows are not stored."""
+    if one_statement and not storage._ONE_STATEMENT:
+        pytest.skip("this SQLite has no RETURNING or no JSON functions")
+    monkeypatch.setattr(storage, "_ONE_STATEMENT", one_statement)
+
+    async def main():
+        s = open_storage(str(tmp_path / "db.sqlite3"))
+        await s.open()
+        try:
+            for h, host in (("a", "me"), ("b", "me"), ("c", "other"), ("d", "me")):
+                await s.start_hand(h, "score", "two_player", ["ann", "bob"], host, "{}")
+            assert await s.append_actions([("a", 1, '[0, "SHOW_START"]'), ("b", 1, '[1, "名\\u00e9"]'),
+                                           ("a", 2, '[null, "RESUMED"]'), ("d", 1, '[0, "PASS"]')], "me") == []
+            assert await s.void_hand("d")
+            assert await s.append_actions([("a", 2, '[1, "PASS"]'), ("b", 2, '[0, "NO_SHOW"]'), ("c", 1, '[0, "X"]'),
+                                           ("d", 2, '[0, "X"]'), ("zz", 1, '[0, "X"]')], "me") == ["a", "c", "d", "zz"]
+            assert await s.append_actions([], "me") == []
+            hands = {h.id: h.ops for h in await s.live_hands("me")}
+            assert hands == {"a": [(1, '[0, "SHOW_START"]'), (2, '[null, "RESUMED"]')],
+                             "b": [(1, '[1, "名\\u00e9"]'), (2, '[0, "NO_SHOW"]')]}
+            assert [h.ops for h in await s.live_hands("other")] == [[]]
         finally:
             await s.close()
     run(main())

@@ -135,6 +135,7 @@ class ServerConfig:
     drain_timeout_s: float = 60.0
     sqlite_synchronous: str = "full"
     hand_log: bool = True
+    log_gather_s: float = 0.01         # the hand log writes a batch once its first row is this old
     metrics: str = "local"
     search_nodes: int = 4000
     bot_threads: int = 1
@@ -246,7 +247,7 @@ class Server:
         self.metrics = Metrics(self)
         self.journal: Any = NoJournal()
         if self.config.hand_log:
-            journal = self.journal = Journal(self.storage, self.config.host_id)
+            journal = self.journal = Journal(self.storage, self.config.host_id, self.config.log_gather_s)
             journal.on_batch, journal.on_error = self.metrics.batch, self.metrics.storage_error
         self.draining = False
         self.stopped = False

@@ -4,7 +4,10 @@ A table appends one row per event (``Journal.append``: the hand, the event's num
 op) and holds back what it would send until the row is stored (``Table._stored``). The rows
 of every table wait in one queue; one task writes what has gathered in one transaction
 (``Storage.append_actions``), so that a thousand tables cost one commit per batch, not one
-per action (group commit), and while a batch is being written the next one gathers.
+per action (group commit), and while a batch is being written the next one gathers. A batch
+is written once its first row is ``gather_s`` old (``ServerConfig.log_gather_s``): a commit's
+cost hardly depends on its rows, so under load a few milliseconds' wait makes a batch of many
+rows instead of one or two (docs/server.md, "The hand log's cost").
 
 A batch the database refuses (it is down, the disk is full) is not lost: it is written again,
 first, after a pause, and the tables wait (their players see no answer meanwhile: nothing they
@@ -32,9 +35,11 @@ class Journal:
     before it are stored; ``lost(hand)`` when the hand's rows are refused. ``flush()`` waits
     until everything appended so far is stored."""
 
-    def __init__(self, storage: "Storage", host: str) -> None:
+    def __init__(self, storage: "Storage", host: str, gather_s: float = 0.0) -> None:
         self.storage = storage
         self.host = host
+        self.gather_s = gather_s  # a batch is written once its first row is this old
+        self._first = 0.0         # when the first row of the batch gathering now came (time.monotonic)
         self._rows: List[Tuple[str, int, str]] = []
         self._done: Dict[str, Tuple[int, Callable[[int], None], Callable[[], None]]] = {}
         self._wake = asyncio.Event()
@@ -66,10 +71,12 @@ class Journal:
             self._task = None
 
     def append(self, hand: str, n: int, op: str, done: Callable[[int], None], lost: Callable[[], None]) -> None:
+        if not self._rows:
+            self._first = time.monotonic()
+            self._idle.clear()
+            self._wake.set()
         self._rows.append((hand, n, op))
         self._done[hand] = (n, done, lost)
-        self._idle.clear()
-        self._wake.set()
 
     @property
     def pending(self) -> int:
@@ -90,6 +97,10 @@ class Journal:
             await self._wake.wait()
             self._wake.clear()
             while self._rows:
+                if self.gather_s > 0:
+                    wait = self._first + self.gather_s - time.monotonic()
+                    if wait > 0:
+                        await asyncio.sleep(wait)
                 rows, self._rows = self._rows, []
                 done, self._done = self._done, {}
                 t0 = time.perf_counter()

@@ -542,6 +542,35 @@ class _SqliteTx(_Tx):
         return set(await self._s._call(lambda c: _insert_actions(c, rows)))
 
 
+# The hand log's batch in one statement (SQLite 3.35 and later: RETURNING): the rows (a JSON
+# array of [hand, n, op]) of the hands live with this host, inserted unless there already, and
+# the (hand, n) of those inserted. One statement, not one per row: the writer's thread takes the
+# interpreter's lock back once per statement, and under load the event loop holds it.
+_APPEND_ROWS = (
+    "INSERT INTO hand_actions (hand_id, n, op) "
+    "SELECT json_extract(r.value, '$[0]'), json_extract(r.value, '$[1]'), json_extract(r.value, '$[2]') "
+    "FROM json_each(?) AS r JOIN hands AS h ON h.id = json_extract(r.value, '$[0]') "
+    "WHERE h.status = 'live' AND h.host = ? ORDER BY r.key "
+    "ON CONFLICT (hand_id, n) DO NOTHING RETURNING hand_id, n")
+
+
+def _one_statement() -> bool:
+    """Whether this SQLite runs ``_APPEND_ROWS`` (RETURNING, and the JSON functions built in)."""
+    try:
+        c = sqlite3.connect(":memory:")
+        try:
+            c.execute("CREATE TABLE t (a INTEGER PRIMARY KEY)")
+            return c.execute("INSERT INTO t (a) SELECT json_extract(r.value, '$[0]') FROM json_each('[[1]]') AS r "
+                             "WHERE 1 ORDER BY r.key ON CONFLICT (a) DO NOTHING RETURNING a").fetchall() == [(1,)]
+        finally:
+            c.close()
+    except sqlite3.Error:
+        return False
+
+
+_ONE_STATEMENT = _one_statement()
+
+
 def _insert_actions(c: sqlite3.Connection, rows: Sequence[Tuple[str, int, str]]) -> Set[Tuple[str, int]]:
     stored = set()
     for h, n, op in rows:
@@ -654,6 +683,16 @@ class SqliteStorage(Storage):
             return []
 
         def write(c: sqlite3.Connection) -> List[str]:
+            if _ONE_STATEMENT:
+                data = json.dumps(rows)
+                c.execute("BEGIN IMMEDIATE")
+                try:
+                    stored = set(c.execute(_APPEND_ROWS, (data, host)).fetchall())
+                    c.execute("COMMIT")
+                except BaseException:
+                    c.execute("ROLLBACK")
+                    raise
+                return sorted({h for h, n, _ in rows if (h, n) not in stored})
             hands = sorted({r[0] for r in rows})
             c.execute("BEGIN IMMEDIATE")
             try:
