@@ -14,7 +14,7 @@ import errno
 import logging
 import signal
 import sys
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -266,8 +266,7 @@ def run(args: argparse.Namespace) -> int:
         print("ddz serve: stopped", flush=True)
 
     try:
-        with asyncio.Runner(loop_factory=_loop_factory(args.loop)) as runner:
-            runner.run(main())
+        _run_on(_loop_factory(args.loop), main())
     except KeyboardInterrupt:  # pragma: no cover - where signal handlers cannot be set
         pass
     except StorageError as e:  # held by another server, or it cannot be opened
@@ -275,6 +274,29 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:  # binding the port: nothing else was touched
         return _fail(_bind_error(args.host, args.port, e))
     return 0
+
+
+def _run_on(factory: Optional[Callable[[], asyncio.AbstractEventLoop]], coro: Any) -> None:
+    """``asyncio.run(coro)`` on a loop made by ``factory`` (None: asyncio's own), on every
+    Python the package supports (``asyncio.Runner``, which takes a factory, is 3.11's)."""
+    if factory is None:
+        asyncio.run(coro)
+        return
+    loop = factory()
+    try:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(coro)
+    finally:
+        try:
+            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for t in pending:
+                t.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()
 
 
 def _loop_factory(kind: str) -> Optional[Callable[[], asyncio.AbstractEventLoop]]:
