@@ -167,17 +167,18 @@ async def _closed(x):
     return got
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_sigterm_drains_as_sigint_does(tmp_path, sig):
-    """``ddz serve`` receiving SIGTERM (as SIGINT) drains (issue #41: it used to void the
-    hands in play): a ``join`` is refused (``draining``), the hand in play goes on and ends
-    with its result and its coins, then the seat and a spectator get a close frame 1001 (not
-    an abrupt 1006), and the process exits 0 with nothing void."""
+@pytest.mark.parametrize("sig, loop", [(signal.SIGTERM, "auto"), (signal.SIGINT, "auto"),
+                                       (signal.SIGTERM, "asyncio")])
+def test_sigterm_drains_as_sigint_does(tmp_path, sig, loop):
+    """``ddz serve`` receiving SIGTERM (as SIGINT) drains: a ``join`` is refused
+    (``draining``), the hand in play goes on and ends with its result and its coins, then the
+    seat and a spectator get a close frame 1001 (not an abrupt 1006), and the process exits 0
+    with nothing void; on uvloop's loop (``auto`` where it is installed) and on asyncio's."""
     db = str(tmp_path / "db.sqlite3")
     port = free_port()
 
     async def main():
-        async with _serve(db, port) as p:
+        async with _serve(db, port, "--loop", loop) as p:
             c = await _live_hand(port)
             w = await Client.connect(port)
             await w.hello("bob")
