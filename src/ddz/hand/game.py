@@ -741,7 +741,7 @@ class Game:
         g._result = None
         g._fcache = g._play_view = None
         escaped = core.escaped
-        if escaped and not core.escape_ends:  # CLASSIC3: a bot plays an escaped seat (escape() gave it)
+        if escaped and not VARIANT[rules.variant].escape_ends:  # CLASSIC3: a bot plays an escaped seat (escape() gave it)
             for seat in range(rules.players):
                 if escaped >> seat & 1:
                     g.table_policy.set_bot(seat)
