@@ -621,3 +621,23 @@ def test_in_a_hand_with_rule_seats_each_network_seat_gets_its_own_return():
             want += np.repeat(r[mine], frames_by_seat[i][mine]).tolist()
             frames_by_seat[i] = 0
     assert sorted(got) == sorted(want) and len(got) > 100 and opposed > 0
+
+
+def test_a_cpu_budget_stops_the_run_there_and_a_resumed_run_continues_to_it(tmp_path):
+    """``train(cpu_seconds=...)`` (``ddz train --cpu-hours``): the run stops once its CPU time in
+    all (log.csv's ``cpu_seconds``) reaches the budget, within a step; a resumed run with a larger
+    budget goes on to that one, and with the budget reached already trains no more."""
+    import math
+    tr = Trainer(TrainConfig(**TINY, seed=3), out=str(tmp_path))
+    s = tr.train(cpu_seconds=1.5)
+    assert 1.5 <= s["cpu_seconds"] < 1.5 + 1.0 and tr.frames > 0
+    assert "CPU" in tr.progress_line() and "%" in tr.progress_line()
+    again = Trainer(out=str(tmp_path), resume=True)
+    assert math.isclose(again.cpu_seconds, s["cpu_seconds"], rel_tol=1e-3)
+    frames = again.frames
+    again.train(cpu_seconds=1.0)  # reached already
+    assert again.frames == frames
+    s2 = again.train(cpu_seconds=3.0)
+    assert 3.0 <= s2["cpu_seconds"] < 3.0 + 1.0 and again.frames > frames
+    with pytest.raises(ValueError):
+        again.train()

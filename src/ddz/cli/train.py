@@ -43,6 +43,10 @@ def add_parser(sub: Any) -> None:
     budget.add_argument("--frames", type=int, default=None,
                         help="train until the run has N frames in all (a resumed run continues to N)")
     budget.add_argument("--hours", type=float, default=None, help="train for H more hours of wall time")
+    budget.add_argument("--cpu-hours", type=float, default=None, dest="cpu_hours",
+                        help="train until the run has used H hours of CPU time in all (the trainer process's "
+                             "threads, log.csv's cpu_seconds; not the actor processes of --mode processes or "
+                             "ray's workers; a resumed run continues to H): runs compared at equal CPU")
     tr.add_argument("--play-only", action="store_true",
                     help="train the play phase alone (the landlord random, no auction; NeuralBot then bids as "
                          "RuleBot) (default: whole hands, the auction learned from the same returns)")
@@ -141,6 +145,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
         print("ddz train: torch is not installed (pip install 'ddz[learn]')", file=sys.stderr)
         return 2
     from ..learn.dmc import TrainConfig, Trainer
+    if any(h is not None and not h > 0 for h in (args.hours, args.cpu_hours)):
+        print("ddz train: --hours and --cpu-hours are a positive number of hours", file=sys.stderr)
+        return 2
     try:
         if args.resume:
             trainer = Trainer(out=args.out, resume=True)
@@ -164,7 +171,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
             trainer = Trainer(cfg, out=args.out)
         seconds = None if args.hours is None else args.hours * 3600.0
         with _graceful_stop(trainer):
-            summary = trainer.train(frames=args.frames, seconds=seconds, progress=None if args.quiet else sys.stderr)
+            summary = trainer.train(frames=args.frames, seconds=seconds, progress=None if args.quiet else sys.stderr,
+                                    cpu_seconds=None if args.cpu_hours is None else args.cpu_hours * 3600.0)
         if trainer.stop_requested.is_set():
             print(f"\nddz train: stopped by a signal; the run is saved at {trainer.frames:,} frames "
                   f"(--resume continues)", file=sys.stderr)

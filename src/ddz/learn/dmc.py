@@ -221,6 +221,8 @@ class Trainer:
         self.init_rules: Optional[Dict[str, Any]] = None  # the rules of the --init model, when others
         self.init_frames = 0  # the frames of the --init model (trained before this run's seconds)
         self.stop_requested = threading.Event()  # request_stop: end train() at the next step, saved
+        self._cpu_budget = math.inf              # train(cpu_seconds=...): the run's CPU time in all
+        self._cpu_mark = 0.0                     # the process_time() up to which cpu_seconds counts
         if ckpt is not None:
             self._load(ckpt)
         elif cfg.init is not None:
@@ -497,20 +499,27 @@ class Trainer:
         self.stop_requested.set()
 
     def _going(self, target: float, deadline: float) -> bool:
-        """Whether a training loop goes on: frames and time left, and no stop requested."""
+        """Whether a training loop goes on: frames, time and CPU time left, and no stop requested."""
+        if self._cpu_budget < math.inf and self.cpu_seconds + time.process_time() - self._cpu_mark >= self._cpu_budget:
+            return False
         return self.frames < target and time.perf_counter() < deadline and not self.stop_requested.is_set()
 
     def train(self, frames: Optional[int] = None, seconds: Optional[float] = None,
-              progress: Optional[TextIO] = None) -> Dict[str, Any]:
-        """Trains until the run has ``frames`` frames in all (a resumed run continues to it) or for
-        ``seconds`` more of wall time, whichever comes first; checkpoints every
-        ``checkpoint_every`` frames and at the end. Returns a summary."""
-        if frames is None and seconds is None:
-            raise ArgumentError("give frames or seconds (a budget)")
+              progress: Optional[TextIO] = None, cpu_seconds: Optional[float] = None) -> Dict[str, Any]:
+        """Trains until the run has ``frames`` frames in all (a resumed run continues to it), for
+        ``seconds`` more of wall time, or until the run has used ``cpu_seconds`` of CPU time in
+        all (this process's threads, the log's ``cpu_seconds``: the actor processes of
+        ``mode="processes"`` and ray's workers are not counted; a resumed run continues to it),
+        whichever comes first; checkpoints every ``checkpoint_every`` frames and at the end.
+        Returns a summary."""
+        if frames is None and seconds is None and cpu_seconds is None:
+            raise ArgumentError("give frames, seconds or cpu_seconds (a budget)")
         target = math.inf if frames is None else int(frames)
         deadline = math.inf if seconds is None else time.perf_counter() + float(seconds)
+        self._cpu_budget = math.inf if cpu_seconds is None else float(cpu_seconds)
+        self._cpu_mark = time.process_time()  # cpu_seconds counts up to here; _periodic moves both on
         self._budget = {"target": target, "deadline": deadline, "start": time.perf_counter(),
-                        "frames": self.frames}
+                        "frames": self.frames, "cpu": self.cpu_seconds}
         self._run(_source(self), target, deadline, progress)
         if self.frames != self._saved_frames:  # stopped between checkpoints: the next run starts new hands
             self.segment += 1
@@ -527,6 +536,7 @@ class Trainer:
         """Evaluation, checkpoint, log row and progress line when they are due."""
         now = time.perf_counter()
         cpu = time.process_time()
+        self._cpu_mark = cpu
         self.train_seconds += now - clock["t"]
         self.cpu_seconds += cpu - clock["cpu"]
         clock["t"], clock["cpu"] = now, cpu
@@ -598,6 +608,12 @@ class Trainer:
             parts[0] += " frames"
         if b["deadline"] != math.inf:
             left.append(max(0.0, b["deadline"] - now))
+        if self._cpu_budget != math.inf:  # the CPU budget's share used, its time left at this session's pace
+            used = self.cpu_seconds + time.process_time() - self._cpu_mark
+            parts.append(f"CPU {_hms(used)} / {_hms(self._cpu_budget)} ({100 * min(used / self._cpu_budget, 1.0):.1f} %)")
+            spent = used - b.get("cpu", used)
+            if spent > 0:
+                left.append(max(0.0, (self._cpu_budget - used) * elapsed / spent))
         parts.append(f"elapsed {_hms(elapsed)}")
         if left:
             parts.append(f"ETA {_hms(min(left))}")
