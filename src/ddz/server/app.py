@@ -32,6 +32,7 @@ from .bots import BotChoice, bot_kinds, room_bots
 from .health import GcPauses, LoopLag
 from .house import Lobby, Tables
 from .journal import Journal, NoJournal
+from .keepalive import Keepalive
 from .metrics import Metrics
 from .names import name_problem
 from .protocol import CLIENT_TYPES, PROTOCOL_VERSION, VERSIONS, ProtocolError, RateLimiter, dumps, error, parse, refusal
@@ -105,6 +106,8 @@ class ServerConfig:
     off the event loop (``Table._bot_move``): a table waits for its own bot, no other table does.
     A bot's thinking is bounded by the move clock (past it the seat times out); a bot that
     raises or answers an illegal action has that decision played by ``RuleBot``.
+    ``ping_interval_s``: a connection silent this long (no frame from it) is pinged; one whose
+    ping goes ``ping_timeout_s`` unanswered is closed (ddz.server.keepalive; 0: no pings).
     """
     db: str = field(default_factory=lambda: default_db())
     move_timeout_s: Optional[float] = None
@@ -138,6 +141,8 @@ class ServerConfig:
     log_gather_s: float = 0.01         # the hand log writes a batch once its first row is this old
     metrics: str = "local"
     search_nodes: int = 4000
+    ping_interval_s: float = 20.0
+    ping_timeout_s: float = 20.0
     bot_threads: int = 1
 
 
@@ -198,6 +203,8 @@ class Session:
         self.token: Optional[str] = None          # the token it logged in with (or was renewed to)
         self.token_expires = 0.0
         self.renewal: Optional[asyncio.TimerHandle] = None
+        self.heard = time.monotonic()             # when a frame was last read from it (ddz.server.keepalive)
+        self.pinged: Optional[float] = None       # when its unanswered keepalive ping went out
 
     def send(self, msg: Dict[str, Any]) -> None:
         """Writes ``msg`` to the connection now, in order. Through ``broadcast`` (to this one
@@ -244,6 +251,8 @@ class Server:
         self.cluster: Any = None
         self.gc_pauses = GcPauses()
         self.loop_lag = LoopLag()
+        self.keepalive = Keepalive(lambda: self.lobby.connections, self.config.ping_interval_s,
+                                   self.config.ping_timeout_s)
         self.metrics = Metrics(self)
         self.journal: Any = NoJournal()
         if self.config.hand_log:
@@ -265,7 +274,8 @@ class Server:
         if self.config.cluster and not isinstance(self.storage, PostgresStorage):
             raise StorageError("cluster mode needs a PostgreSQL database (--db postgresql://…)")
         self._ws_server = await serve(self._handle, host, port, process_request=self._http,
-                                      max_size=self.config.hard_max_bytes, ping_interval=20, ping_timeout=20,
+                                      max_size=self.config.hard_max_bytes,
+                                      ping_interval=None,  # ddz.server.keepalive pings the silent ones
                                       process_response=_secure_headers,
                                       compression=None,  # deflate costs more CPU than the small frames save
                                       start_serving=False)  # bound, not yet accepting: the database comes first
@@ -288,6 +298,7 @@ class Server:
         await self._ws_server.server.start_serving()
         self.gc_pauses.install()
         self.loop_lag.start()
+        self.keepalive.start()
         loop = asyncio.get_running_loop()
         if self.config.cluster:
             from . import cluster
@@ -336,6 +347,7 @@ class Server:
         self.draining = True
         self.gc_pauses.remove()
         self.loop_lag.stop()
+        self.keepalive.stop()
         for task in (self._match_task, self._resume_task):
             if task is not None:
                 task.cancel()
@@ -551,6 +563,7 @@ class Server:
         """One frame from a connection: its answer, or one ``error`` (docs/protocol.md). Nothing
         a client sends closes the connection: a failure of the server's own (a bug, a database
         that is down) is logged and answered with ``internal``."""
+        sess.heard = time.monotonic()
         if not sess.limiter.allow():
             sess.send(refusal(ProtocolError("rate_limited", f"more than {self.config.rate:g} messages a second; "
                                             "this one was dropped")))

@@ -107,6 +107,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                     help="the hand log writes its rows in one transaction once the first of them is this old: "
                          "under load one commit stores many actions, at the price of that wait before each "
                          "action's answer (0: at once; default %(default)s)")
+    sv.add_argument("--ping-interval", type=float, default=20.0, dest="ping_interval_s", metavar="SECONDS",
+                    help="ping a connection once it has sent nothing for this long (0: never ping) "
+                         "(default %(default)s)")
+    sv.add_argument("--ping-timeout", type=float, default=20.0, dest="ping_timeout_s", metavar="SECONDS",
+                    help="close a connection whose ping has gone this long without its pong (default %(default)s)")
     sv.add_argument("--loop", default="auto", choices=("auto", "uvloop", "asyncio"),
                     help="the event loop: uvloop's when installed (auto), or asyncio's (default %(default)s)")
     sv.add_argument("--origin", action="append", default=[], dest="origins", metavar="URL",
@@ -184,6 +189,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"--gc-threshold must be a positive number of objects, not {args.gc_threshold}")
     if args.gc_young_s < 0 or args.gc_full_s < 0:
         return _fail("--gc-young and --gc-full are seconds ≥ 0")
+    if not (args.ping_interval_s >= 0 and args.ping_timeout_s > 0):
+        return _fail("--ping-interval is seconds ≥ 0 and --ping-timeout seconds > 0")
     if args.drain_timeout_s < 0 or args.resume_grace_s < 0:
         return _fail("--drain-timeout and --resume-grace are seconds ≥ 0")
     if args.starting_coins < 0 or args.signup_limit < 0 or args.signup_window_s <= 0:
@@ -222,7 +229,8 @@ def run(args: argparse.Namespace) -> int:
                        bot=bot_choice, models=tuple(args.models), drain_timeout_s=args.drain_timeout_s,
                        resume_grace_s=args.resume_grace_s, sqlite_synchronous=args.sqlite_synchronous,
                        hand_log=args.hand_log, log_gather_s=args.log_gather_s, metrics=args.metrics,
-                       search_nodes=args.search_nodes, bot_threads=args.bot_threads)
+                       search_nodes=args.search_nodes, bot_threads=args.bot_threads,
+                       ping_interval_s=args.ping_interval_s, ping_timeout_s=args.ping_timeout_s)
     cfg.origins = tuple(args.origins)
     cfg.token_lifetime_s = args.token_days * 86400.0
 

@@ -542,26 +542,36 @@ class _SqliteTx(_Tx):
         return set(await self._s._call(lambda c: _insert_actions(c, rows)))
 
 
-# The hand log's batch in one statement (SQLite 3.35 and later: RETURNING): the rows (a JSON
-# array of [hand, n, op]) of the hands live with this host, inserted unless there already, and
-# the (hand, n) of those inserted. One statement, not one per row: the writer's thread takes the
-# interpreter's lock back once per statement, and under load the event loop holds it.
+# The hand log's batch in two statements however many rows it holds (SQLite with its JSON
+# functions, 3.38 and later, or earlier builds with JSON1): the rows (a JSON array of
+# [hand, n, op]) of the hands live with this host inserted unless there already, and first the
+# hands of the batch that are lost (not live with this host, or a row of theirs there already).
+# Why not one statement per row, or RETURNING each row stored: the writer's thread takes the
+# interpreter's lock back after every step of a statement, and under load the event loop holds
+# it; here a batch is four steps (BEGIN, the check, the insert, COMMIT) whatever its size.
+_LOST_ROWS = (
+    "SELECT DISTINCT json_extract(r.value, '$[0]') FROM json_each(?1) AS r "
+    "WHERE NOT EXISTS (SELECT 1 FROM hands AS h WHERE h.id = json_extract(r.value, '$[0]') "
+    "AND h.status = 'live' AND h.host = ?2) "
+    "OR EXISTS (SELECT 1 FROM hand_actions AS a WHERE a.hand_id = json_extract(r.value, '$[0]') "
+    "AND a.n = json_extract(r.value, '$[1]'))")
 _APPEND_ROWS = (
     "INSERT INTO hand_actions (hand_id, n, op) "
     "SELECT json_extract(r.value, '$[0]'), json_extract(r.value, '$[1]'), json_extract(r.value, '$[2]') "
-    "FROM json_each(?) AS r JOIN hands AS h ON h.id = json_extract(r.value, '$[0]') "
-    "WHERE h.status = 'live' AND h.host = ? ORDER BY r.key "
-    "ON CONFLICT (hand_id, n) DO NOTHING RETURNING hand_id, n")
+    "FROM json_each(?1) AS r JOIN hands AS h ON h.id = json_extract(r.value, '$[0]') "
+    "WHERE h.status = 'live' AND h.host = ?2 ORDER BY r.key "
+    "ON CONFLICT (hand_id, n) DO NOTHING")
 
 
 def _one_statement() -> bool:
-    """Whether this SQLite runs ``_APPEND_ROWS`` (RETURNING, and the JSON functions built in)."""
+    """Whether this SQLite runs ``_LOST_ROWS`` and ``_APPEND_ROWS`` (its JSON functions)."""
     try:
         c = sqlite3.connect(":memory:")
         try:
             c.execute("CREATE TABLE t (a INTEGER PRIMARY KEY)")
-            return c.execute("INSERT INTO t (a) SELECT json_extract(r.value, '$[0]') FROM json_each('[[1]]') AS r "
-                             "WHERE 1 ORDER BY r.key ON CONFLICT (a) DO NOTHING RETURNING a").fetchall() == [(1,)]
+            c.execute("INSERT INTO t (a) SELECT json_extract(r.value, '$[0]') FROM json_each('[[1]]') AS r "
+                      "WHERE 1 ORDER BY r.key ON CONFLICT (a) DO NOTHING")
+            return c.execute("SELECT a FROM t").fetchall() == [(1,)]
         finally:
             c.close()
     except sqlite3.Error:
@@ -687,12 +697,13 @@ class SqliteStorage(Storage):
                 data = json.dumps(rows)
                 c.execute("BEGIN IMMEDIATE")
                 try:
-                    stored = set(c.execute(_APPEND_ROWS, (data, host)).fetchall())
+                    lost = [r[0] for r in c.execute(_LOST_ROWS, (data, host)).fetchall()]
+                    c.execute(_APPEND_ROWS, (data, host))
                     c.execute("COMMIT")
                 except BaseException:
                     c.execute("ROLLBACK")
                     raise
-                return sorted({h for h, n, _ in rows if (h, n) not in stored})
+                return sorted(lost)
             hands = sorted({r[0] for r in rows})
             c.execute("BEGIN IMMEDIATE")
             try:
