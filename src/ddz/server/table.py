@@ -55,6 +55,7 @@ _MARKS = ("AWAY", "BACK", "RESUMED")
 INLINE_BOTS = (RuleBot, RandomBot)
 _FALLBACK = RuleBot()  # plays a decision whose bot failed
 
+_orjson_dumps: Optional[Callable[[Any], bytes]]
 try:  # the server extra installs it: a log row on every action, ten times faster than json's
     from orjson import dumps as _orjson_dumps
 except ImportError:  # pragma: no cover - the standard library's encoder
