@@ -123,3 +123,27 @@ def test_view_of_twop_before_the_deal_holds_no_card():
     for seat in (None, 0, 1):
         v = json.loads(g.view_json(seat))
         assert v["deals"][0]["hand"] is None and v["observation"]["cards"] == []
+
+
+def test_observation_history_from_gives_the_tail_and_checks_its_argument():
+    """``observation(seat, history_from=k)``: the same view with the history from entry k on
+    (empty past the end); k must be an int ≥ 0 (``ArgumentError`` / ``ArgumentTypeError``)."""
+    import random
+    from ddz import Game, Rules
+    from ddz.core.errors import ArgumentError, ArgumentTypeError
+    rng = random.Random(5)
+    g = Game(Rules.classic(), 5)
+    while not g.is_over:
+        for seat in (None, 0, 1, 2):
+            whole = g.observation(seat)
+            n = len(whole["history"])
+            for k in (0, n // 2, n, n + 3):
+                tail = g.observation(seat, history_from=k)
+                assert tail["history"] == whole["history"][k:]
+                assert {a: b for a, b in tail.items() if a != "history"} == \
+                    {a: b for a, b in whole.items() if a != "history"}
+        g.apply(rng.choice(g.legal_actions()), seat=g.current_seat)
+    for bad, err in ((-1, ArgumentError), (2**70, ArgumentError), (True, ArgumentTypeError),
+                     ("1", ArgumentTypeError), (1.0, ArgumentTypeError)):
+        with pytest.raises(err):
+            g.observation(None, history_from=bad)

@@ -4,6 +4,7 @@
 // PlayState (PlayStateObj, which Game.play_state shows), the deals' source (scripted deals and
 // overrides, shared by every copy) and the history of (seat, action). clone() is one C++ copy:
 // the logs (the play state's and the history) are immutable lists that copies share.
+#include <limits>
 #include <memory>
 
 #include <unordered_map>
@@ -1034,11 +1035,14 @@ void register_game(py::module_& m) {
             G.h.phase = HP_OVER;
             if (G.h.result == HR_NONE) G.h.result = HR_ESCAPE;
           }, "Ends the hand (an escape; Game scores it).")
-      .def("history", [](const HandObj& G) {
+      .def("history", [](const HandObj& G, IntArg start_h) {
+            // from `start` on: a server that has sent the first entries asks for the new ones only
+            // (hist_from walks back from the newest entry to `start`, so the cost is the tail's)
+            const auto start = static_cast<uint64_t>(int_arg(start_h, "start", 0, std::numeric_limits<long long>::max()));
             py::list out;
-            for (const HistNode* e : hist_from(G, 0)) out.append(py::make_tuple(opt_seat(e->seat), hist_token(G, *e)));
+            for (const HistNode* e : hist_from(G, start)) out.append(py::make_tuple(opt_seat(e->seat), hist_token(G, *e)));
             return out;
-          }, "the history: (seat, token), None for the dealer's REDEAL")
+          }, py::arg("start") = 0, "the history from entry `start` on: (seat, token), None for the dealer's REDEAL")
       .def("action_log", [](const HandObj& G) {
             py::list out;
             for (const HistNode* e : hist_from(G, 0))

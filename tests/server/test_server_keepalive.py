@@ -1,7 +1,8 @@
 """Keepalive (ddz.server.keepalive): a connection that has been silent for ``ping_interval_s``
 is pinged, and closed (1011) when its pong does not come within ``ping_timeout_s``; a peer
 that answers stays; a peer that keeps speaking is never pinged (its frames show it is alive).
-The peers here speak raw WebSocket frames, so that a test controls whether a pong is sent."""
+The peers here speak raw WebSocket frames, so that a test controls whether a pong is sent.
+And the text frames the server writes itself (``Session.send``): the library's, byte for byte."""
 from __future__ import annotations
 
 import asyncio
@@ -121,4 +122,30 @@ def test_no_pings_when_the_interval_is_zero(tmp_path):
                 await peer.frame(timeout=1.0)
             assert srv.keepalive.pings == 0
             peer.close()
+    run(main())
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 65535, 65536, 70000])
+def test_the_servers_text_frames_are_the_librarys(size):
+    """``Session.send`` writes ``text_frame``s on the transport itself: byte for byte the frame
+    the websockets library would write (unmasked, FIN, text), at each length encoding."""
+    from websockets.frames import Frame, Opcode
+    from ddz.server.app import text_frame
+    payload = ("é" * size).encode()[:size]
+    assert text_frame(payload) == Frame(Opcode.TEXT, payload).serialize(mask=False, extensions=[])
+
+
+def test_a_long_message_reaches_the_client_whole(tmp_path):
+    """A message longer than 65,535 bytes (the 64-bit length form) arrives whole and in order."""
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3")) as srv:
+            c = await Client.connect(srv.port)
+            await c.send({"type": "rooms"})
+            await c.expect("rooms")
+            sess = next(iter(srv.lobby.connections))
+            sess.send({"type": "pong", "now": 0, "pad": "x" * 70000})
+            sess.send({"type": "pong", "now": 1})
+            first, second = await c.expect("pong"), await c.expect("pong")
+            assert len(first["pad"]) == 70000 and second["now"] == 1
+            await c.ws.close()
     run(main())

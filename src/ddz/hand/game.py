@@ -569,12 +569,16 @@ class Game:
         """False while the cards are not dealt yet (TWOP's PRE_DEAL comes before the deal)."""
         return self._core.dealt
 
-    def observation(self, seat: Optional[int]) -> Dict[str, Any]:
+    def observation(self, seat: Optional[int], *, history_from: int = 0) -> Dict[str, Any]:
         """What ``seat`` may see now, and nothing else (docs/rules.md §3, and the kitty and the shown hands of §6–§8).
-        ``seat=None`` is the public view (a spectator's): no own hand, no legal actions."""
+        ``seat=None`` is the public view (a spectator's): no own hand, no legal actions.
+        ``history_from``: its ``history`` from that entry on (an int ≥ 0; past the end: empty), for
+        a caller that holds the first entries already (a server sending each event's new ones):
+        the entries are built for the tail alone."""
         if seat is not None:
             seat = self._check_seat(seat)
         core = self._core
+        history = core.history(history_from)  # checks history_from (ArgumentError / ArgumentTypeError)
         dealt = core.dealt
         names = lambda s: core.names(s) if dealt else []  # noqa: E731
         to_act = core.current_seat
@@ -589,7 +593,7 @@ class Game:
             "shown": {s: names(s) for s in sorted(self._visible_seats()) if s != seat},
             "kitty": core.kitty_names if core.kitty_revealed else None,
             "cards_left": [core.count(s) if dealt else 0 for s in range(self._n)],
-            "history": [[s, t] for s, t in core.history()],
+            "history": [[s, t] for s, t in history],
             "multiplier": self.multiplier,
             "factors": dict(self._factors_now()[0]),
             "top": self._public_top(),

@@ -230,6 +230,7 @@ class Table:
         self.stored = 0
         self._held = False
         self._pushed_seq = 0                    # the event of the last push
+        self._hist_pushed = 0                   # the history's length at the last push
         self._caught_up: Optional["asyncio.Future[None]"] = None
         self.frozen = False                     # its server is stopping: nothing more happens here
         self.hold: Set[int] = set()             # seats kept for their players after a resume, no bot yet
@@ -433,12 +434,14 @@ class Table:
         return msg
 
     def _seat_delta(self, sess: "Session", seat: Optional[int], sent: _Sent, pub: Dict[str, Any],
-                    changed: Dict[str, Any], extras: Dict[str, Any], now: float) -> Dict[str, Any]:
+                    changed: Dict[str, Any], extras: Dict[str, Any], now: float, base: int) -> Dict[str, Any]:
         """``update_msg`` for a receiver up to date with the event before this one: the public
         fields this event changed (``changed``, found once per event) and the seat's own fields
         that changed; the same message, without building and comparing the whole view per
-        receiver."""
-        hist = pub["history"]
+        receiver. ``pub["history"]`` holds the entries from ``base`` on."""
+        tail = pub["history"]
+        events = tail[sent.hist - base:] if sent.hist >= base else self.game.observation(
+            None, history_from=sent.hist)["history"]
         fields = sent.fields
         if seat is None:
             new = changed
@@ -462,11 +465,11 @@ class Table:
                 new["legal_actions"] = legal
         fields.update(new)
         msg = {"type": "delta", "table": self.id, "seq": self.seq, "seat": seat, "from": sent.hist,
-               "events": hist[sent.hist:], "set": new, "deadline": self.deadline, "now": now}
+               "events": events, "set": new, "deadline": self.deadline, "now": now}
         if extras != sent.info:
             msg["table_info"] = extras
             sent.info = extras
-        sent.hist, sent.seq = len(hist), self.seq
+        sent.hist, sent.seq = base + len(tail), self.seq
         return msg
 
     def rebase(self, sess: "Session", seat: Optional[int], since: Optional[int]) -> None:
@@ -494,9 +497,13 @@ class Table:
     def _push(self) -> None:
         extras = self._extras()  # the same for every seat of this event
         now = time.time()
-        pub = self.game.observation(None)
+        # the history's new entries only: the receivers up to date hold the rest, and building the
+        # whole of it at every event was most of the public view's cost late in a hand
+        base = self._hist_pushed
+        pub = self.game.observation(None, history_from=base)
+        total = base + len(pub["history"])
         # one entry per event since the last push (events pushed together were told of at once)
-        self._hist_at.extend([len(pub["history"])] * min(self.seq - self._pushed_seq, SINCE_WINDOW))
+        self._hist_at.extend([total] * min(self.seq - self._pushed_seq, SINCE_WINDOW))
         if len(self._hist_at) > SINCE_WINDOW:
             del self._hist_at[:len(self._hist_at) - SINCE_WINDOW]
         prev = self._pub
@@ -513,19 +520,23 @@ class Table:
                 changed[k] = v
         last = self._pushed_seq
         self._pushed_seq = self.seq
+        self._hist_pushed = total
+        whole: Optional[Dict[str, Any]] = None  # the public view with the whole history, if a receiver needs it
         for s, sess in enumerate(self.sessions):
             if sess is not None:
                 sent = self._sent.get((sess, s))
                 if sent is not None and sent.seq == last and sess.version >= 2:
-                    sess.send(self._seat_delta(sess, s, sent, pub, changed, extras, now))
+                    sess.send(self._seat_delta(sess, s, sent, pub, changed, extras, now, base))
                 else:
-                    sess.send(self.update_msg(sess, s, extras, seat_view(self.game, pub, s), now))
+                    whole = whole or self._whole(pub, base)
+                    sess.send(self.update_msg(sess, s, extras, seat_view(self.game, whole, s), now))
         for sess in list(self.spectators):
             sent = self._sent.get((sess, None))
             if sent is not None and sent.seq == last and sess.version >= 2:
-                sess.send(self._seat_delta(sess, None, sent, pub, changed, extras, now))
+                sess.send(self._seat_delta(sess, None, sent, pub, changed, extras, now, base))
             else:
-                sess.send(self.update_msg(sess, None, extras, pub, now))
+                whole = whole or self._whole(pub, base)
+                sess.send(self.update_msg(sess, None, extras, whole, now))
         del pub["history"]  # sent; kept without it (the next event compares the other fields)
         self._pub = pub
         if self._asked and self.on_answered is not None:
@@ -533,6 +544,14 @@ class Table:
             for t0 in self._asked:
                 self.on_answered(done - t0)
             self._asked.clear()
+
+    def _whole(self, pub: Dict[str, Any], base: int) -> Dict[str, Any]:
+        """``pub`` (its history from entry ``base`` on) with the whole history: for a receiver
+        that is not up to date (a snapshot, or a delta from further back)."""
+        whole = dict(pub)
+        if base:
+            whole["history"] = self.game.observation(None, history_from=0)["history"]
+        return whole
 
     # ---- the flow of the hand ----
     def _moved(self) -> None:
