@@ -139,7 +139,7 @@ class ServerConfig:
     drain_timeout_s: float = 60.0
     sqlite_synchronous: str = "full"
     hand_log: bool = True
-    log_gather_s: float = 0.01         # the hand log writes a batch once its first row is this old
+    log_gather_s: float = 0.02         # the hand log writes a batch once its first row is this old
     metrics: str = "local"
     search_nodes: int = 4000
     ping_interval_s: float = 20.0

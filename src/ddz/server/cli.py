@@ -103,7 +103,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     sv.add_argument("--no-hand-log", action="store_false", dest="hand_log",
                     help="for measurements only: do not log the hands' actions (a hand left live by a stop or "
                          "a crash is then void, not resumed) (default: every action is logged)")
-    sv.add_argument("--log-gather", type=float, default=0.01, dest="log_gather_s", metavar="SECONDS",
+    sv.add_argument("--log-gather", type=float, default=0.02, dest="log_gather_s", metavar="SECONDS",
                     help="the hand log writes its rows in one transaction once the first of them is this old: "
                          "under load one commit stores many actions, at the price of that wait before each "
                          "action's answer (0: at once; default %(default)s)")

@@ -57,6 +57,10 @@ class Metrics:
                             "their decision closed: dropped), failed (raised or illegal: RuleBot played instead)",
                             ["outcome"], registry=r)
         r.register(_Live(server))
+        # the children of the labels counted on every action, looked up once (labels() per action
+        # was a dictionary lookup under a lock each time)
+        self._applied = self.actions.labels("applied")
+        self._refused = self.actions.labels("refused")
 
     def exposition(self) -> Optional[bytes]:
         if self.registry is None:
@@ -67,7 +71,7 @@ class Metrics:
     # ---- updates (no-ops without prometheus_client) ----
     def action(self, applied: bool, seconds: Optional[float] = None) -> None:
         if self.registry is not None:
-            self.actions.labels("applied" if applied else "refused").inc()
+            (self._applied if applied else self._refused).inc()
             if seconds is not None:
                 self.latency.observe(seconds)
 
