@@ -268,6 +268,19 @@ void register_vector_env(py::module_& m) {
             }
             return k;
           }, "per table, the rule policy's choice as an index into its legal ids of the last reset/step")
+      .def("oracle", [](VectorEnvObj& o, int max_cards, uint64_t node_limit, double table_mb) {
+            std::unique_lock<std::mutex> lock = claim(o);
+            if (!o.env->started()) throw ArgumentError("call reset() before oracle()");
+            py::array_t<int8_t> v(py::ssize_t(o.env->tables()));
+            int8_t* out = v.mutable_data();
+            const size_t bytes = size_t(table_mb * double(size_t(1) << 20));
+            {
+              py::gil_scoped_release nogil;
+              o.env->oracle(max_cards, node_limit, bytes, out);
+            }
+            return v;
+          }, py::arg("max_cards"), py::arg("node_limit"), py::arg("table_mb"),
+          "per table, 1/0 the landlord's/farmers' side wins the position with every hand seen, -1 unknown")
       .def("reset", [](VectorEnvObj& o, py::handle seed_h) {
             std::unique_lock<std::mutex> lock = claim(o);
             uint64_t seed = 0;

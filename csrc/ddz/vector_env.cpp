@@ -299,6 +299,30 @@ void VectorEnv::rule_choices(int64_t* out) const {
   }
 }
 
+void VectorEnv::oracle(int max_cards, uint64_t node_limit, size_t table_bytes, int8_t* out) {
+  SolveLimits lim;
+  lim.nodes = node_limit;
+  lim.table_bytes = table_bytes;
+  parallel([&](size_t, size_t a, size_t b) {
+    for (size_t i = a; i < b; ++i) {
+      out[i] = -1;
+      const Table& tb = tables_[i];
+      if (auction_ && tb.h.phase != HP_PLAY) continue;
+      const PlayState& s = auction_ ? tb.h.t.s : tb.t.s;
+      if (s.over()) continue;
+      int left = 0;
+      for (int p = 0; p < s.n; ++p) left += total_cards(s.hand[p]);
+      if (left > max_cards) continue;
+      uint8_t sides[4];
+      for (int p = 0; p < s.n; ++p) sides[p] = p == s.landlord ? 0 : 1;
+      const SolveResult res = solve(r_, s, sides, false, lim);
+      if (!res.complete) continue;
+      const bool mover_is_landlord_side = sides[s.seat] == 0;
+      out[i] = int8_t(res.win == mover_is_landlord_side ? 1 : 0);
+    }
+  });
+}
+
 void VectorEnv::copy_legal(int32_t* dst) const {
   for (const auto& l : legal_) {
     if (!l.empty()) std::memcpy(dst, l.data(), l.size() * sizeof(int32_t));

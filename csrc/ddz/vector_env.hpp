@@ -12,6 +12,7 @@
 #include "actions.hpp"
 #include "encode.hpp"
 #include "hand.hpp"
+#include "solver.hpp"
 
 namespace ddz {
 
@@ -75,6 +76,13 @@ class VectorEnv {
   /// the partner's trick passed, bombs kept for an opponent close to going out), with the
   /// landlord's side against the rest. `out` has one entry per table.
   void rule_choices(int64_t* out) const;
+  /// The perfect-information value of every table's position after the last reset/step, for
+  /// training only (a seat's policy never sees it): 1 when the landlord's side wins with best
+  /// play by every seat seeing every hand (the exact solver, solver.hpp), 0 when the farmers'
+  /// side does, -1 when unknown: the auction is on, more than `max_cards` cards are left in all
+  /// hands, or the search passed `node_limit` nodes (0: none). Tables are split over the
+  /// environment's threads; each solve uses its thread's transposition table of `table_bytes`.
+  void oracle(int max_cards, uint64_t node_limit, size_t table_bytes, int8_t* out);
 
  private:
   struct Table {

@@ -70,6 +70,12 @@ def add_parser(sub: Any) -> None:
                     help="the share of hands in which the rule policy (RuleBot's bids, SearchBot's rollout play) "
                          "plays some seats, the networks the others (1..players-1 of them, at random); only the "
                          "networks' seats are trained on (default 0: self-play only)")
+    tr.add_argument("--oracle-cards", type=int, default=0, metavar="N",
+                    help="a perfect-information target: once N or fewer cards are left in all hands, the exact "
+                         "solver's verdict (every hand seen) replaces the hand's outcome as the win the frames "
+                         "learn; training only (default 0: the outcome)")
+    tr.add_argument("--oracle-nodes", type=int, default=20000, metavar="NODES",
+                    help="the solver's node limit a position under --oracle-cards (default 20000)")
     tr.add_argument("--objective", default=None, choices=("wp", "adp", "score", "wp+score"),
                     help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs), score (whole hands: the "
                          "variant's score over its REWARD_SCALE; --play-only: the play phase's score) or "
@@ -167,7 +173,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
                               actor_int8=args.actor_int8, learner_threads=args.learner_threads,
                               rule_tables=args.rule_tables, passes=args.passes, bid_epsilon=args.bid_epsilon,
                               schedule_frames=args.schedule_frames, lr_end=args.lr_end,
-                              epsilon_end=args.epsilon_end, bid_epsilon_end=args.bid_epsilon_end)
+                              epsilon_end=args.epsilon_end, bid_epsilon_end=args.bid_epsilon_end,
+                              oracle_cards=args.oracle_cards, oracle_nodes=args.oracle_nodes)
             trainer = Trainer(cfg, out=args.out)
         seconds = None if args.hours is None else args.hours * 3600.0
         with _graceful_stop(trainer):

@@ -75,10 +75,19 @@ class Actor:
     networks: each hand, with that probability, the networks keep k seats (k uniform in
     1..players-1, the seats at random) and the rule policy plays the others, as the seat-rotation
     matches seat two agents. Only the networks' seats make frames, each with its own seat's return
-    (a network seat on the other side of another is its opponent, as in self-play)."""
+    (a network seat on the other side of another is its opponent, as in self-play).
+
+    ``oracle_cards`` (0: off): the perfect-information target. After every step the exact solver
+    judges each table's new position once no more than that many cards are left in all hands
+    (``VectorEnv.oracle``, at most ``oracle_nodes`` nodes); a frame then learns, as its win, the
+    first verdict at or after its own action (the hand's outcome when none came). The outcome of
+    a hand is the verdict on its last position, so this only replaces the random part of it,
+    how the rest was played, by best play with every hand seen: a lower-variance target, biased
+    towards what an all-seeing player would make of the position."""
 
     def __init__(self, rules: Rules, feats: Features, tables: int, objective: str, epsilon: float,
-                 lstm: bool, rule_tables: float = 0.0, bid_epsilon: Optional[float] = None) -> None:
+                 lstm: bool, rule_tables: float = 0.0, bid_epsilon: Optional[float] = None,
+                 oracle_cards: int = 0, oracle_nodes: int = 20000) -> None:
         self.rules, self.feats, self.n = rules, feats, tables
         self.objective, self.epsilon, self.lstm = objective, epsilon, lstm
         # the decision network's exploration (bids, shows, ...): epsilon unless given; the trainer's
@@ -92,6 +101,7 @@ class Actor:
         self.pass_id = rules.pass_id
         self.scale = float(REWARD_SCALE[rules.variant]) if self.whole else 1.0
         self.frames_made = 0
+        self.oracle_cards, self.oracle_nodes = int(oracle_cards), int(oracle_nodes)
 
     def reset(self, seed: int) -> None:
         """New hands on every table (partial hands are dropped), the env and exploration seeded."""
@@ -108,6 +118,7 @@ class Actor:
         self.t_seat = np.zeros((n, self.cap), dtype=np.int8)
         self.t_pos = np.zeros((n, self.cap), dtype=np.int8)
         self.t_keep = np.zeros((n, self.cap), dtype=bool)
+        self.t_orc = np.full((n, self.cap), -1, dtype=np.int8)  # the verdict after each action
         self.length = np.zeros(n, dtype=np.int64)
         self.bombs = np.zeros(n, dtype=np.int64)
         self.hist = np.full((n, HISTORY), -1, dtype=np.int16)
@@ -130,6 +141,7 @@ class Actor:
         for name in ("t_act", "t_hist", "t_seat", "t_pos", "t_keep"):
             a = getattr(self, name)
             setattr(self, name, np.concatenate([a, np.zeros_like(a[:, :extra])], axis=1))
+        self.t_orc = np.concatenate([self.t_orc, np.full_like(self.t_orc[:, :extra], -1)], axis=1)
         self.cap += extra
 
     def step(self, model: QModel) -> List[Tuple[int, Any, Any, Any, Any]]:
@@ -160,6 +172,8 @@ class Actor:
         self.hist[plays, :-1] = self.hist[plays, 1:]
         self.hist[plays, -1] = actions[plays]
         nxt = self.env.step(actions)  # type: ignore[union-attr]
+        if self.oracle_cards:  # the verdict on each table's position after this action (its frame j)
+            self.t_orc[ar, self.length - 1] = self.env.oracle(self.oracle_cards, self.oracle_nodes)  # type: ignore[union-attr]
         out: List[Tuple[int, Any, Any, Any, Any]] = []
         done = np.flatnonzero(nxt.done)
         if len(done):
@@ -193,6 +207,22 @@ class Actor:
             rows = np.where(explore, rand, rows)
         return rows if tables is None else at[rows]
 
+    def _verdicts(self, done: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], cut: int,
+                  winner: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
+        """(len(done), cut): for each frame of the ended hands, the first verdict on a position at
+        or after its action, the hand's outcome (1 the landlord's side won, 0 the farmers', -1
+        neither) standing as the verdict on its last position. Clears those tables' verdicts."""
+        v = self.t_orc[done, :cut].copy()
+        last = lengths - 1
+        v[np.arange(len(done)), last] = np.where(winner < 0, -1, np.where(winner == 0, 1, 0))
+        nxt = np.full(len(done), -1, dtype=np.int8)
+        for j in range(cut - 1, -1, -1):  # backward: a column takes the next verdict where its own is unknown
+            col = v[:, j]
+            nxt = np.where((col >= 0) | (j == last), col, nxt).astype(np.int8)
+            v[:, j] = nxt
+        self.t_orc[done] = -1
+        return v
+
     def _positions(self, st: Any) -> npt.NDArray[np.int64]:
         """Each table's network: the decision network where the seat chooses among decisions."""
         if not self.whole:
@@ -206,6 +236,7 @@ class Actor:
         lengths = self.length[done]
         mask = np.arange(int(lengths.max()))[None, :] < lengths[:, None]
         cut = mask.shape[1]
+        lead = self._verdicts(done, lengths, cut, winner)[mask & self.t_keep[done, :cut]] if self.oracle_cards else None
         mask &= self.t_keep[done, :cut]
         lengths = mask.sum(axis=1)
         obs = self.t_obs[done, :cut][mask]
@@ -214,8 +245,12 @@ class Actor:
         seat = self.t_seat[done, :cut][mask].astype(np.int64)
         pos = self.t_pos[done, :cut][mask]
         table = np.repeat(np.arange(len(done)), lengths)
-        won = (seat == landlord[table]) == (winner[table] == 0)
-        sign = np.where(winner[table] < 0, 0.0, np.where(won, 1.0, -1.0)).astype(np.float32)
+        if lead is None:
+            won = (seat == landlord[table]) == (winner[table] == 0)
+            sign = np.where(winner[table] < 0, 0.0, np.where(won, 1.0, -1.0)).astype(np.float32)
+        else:  # the verdict each frame learns: 1 the landlord's side wins, 0 the farmers', -1 neither
+            won = (seat == landlord[table]) == (lead == 1)
+            sign = np.where(lead < 0, 0.0, np.where(won, 1.0, -1.0)).astype(np.float32)
         if self.objective == "wp":
             ret = sign
         elif self.objective == "adp":

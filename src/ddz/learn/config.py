@@ -90,6 +90,14 @@ class TrainConfig:
     """``bid_epsilon`` at the schedule's end (None: no change)."""
     schedule_frames: int = 0
     """Frames over which the scheduled values go to their ends, from the run's first frame (0: none)."""
+    oracle_cards: int = 0
+    """A perfect-information target (0: none): once no more than this many cards are left in all hands,
+    the exact solver's verdict on the position after each action (every hand seen) replaces the
+    hand's outcome as the win that frame and every earlier one learn (``ddz.learn.actor``). Training
+    only: the networks never see hidden cards. The score parts of ``adp``, ``score`` and
+    ``wp+score`` stay the hand's."""
+    oracle_nodes: int = 20000
+    """The solver's node limit a position (a position it does not solve within it keeps the outcome)."""
 
     def schedule(self, start: int = 0) -> Schedule:
         """The learning rate and exploration over the run (``ddz.learn.schedule``), from frame ``start``."""
@@ -148,6 +156,14 @@ class TrainConfig:
             raise ArgumentError(f"rule_tables must be a share in [0, 1], not {shown(self.rule_tables)}")
         if not 0.0 <= self.epsilon <= 1.0:
             raise ArgumentError(f"epsilon must be in [0, 1], not {self.epsilon!r}")
+        if isinstance(self.oracle_cards, bool) or not isinstance(self.oracle_cards, int) or \
+                not 0 <= self.oracle_cards <= 216:
+            raise ArgumentError(f"oracle_cards must be an int in 0..216 (0: no oracle), not {shown(self.oracle_cards)}")
+        if self.oracle_cards and self.objective == "score":
+            raise ArgumentError("oracle_cards replaces the win a frame learns; the objective 'score' has none "
+                                "(use wp, adp or wp+score)")
+        if isinstance(self.oracle_nodes, bool) or not isinstance(self.oracle_nodes, int) or self.oracle_nodes < 1:
+            raise ArgumentError(f"oracle_nodes must be an int >= 1, not {shown(self.oracle_nodes)}")
         if self.eval_every < 0:
             raise ArgumentError(f"eval_every must be >= 0 (0: never), not {self.eval_every!r}")
         return self

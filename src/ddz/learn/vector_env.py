@@ -13,7 +13,7 @@ import numpy.typing as npt
 from .. import _core
 from ..core.rules import Rules
 from .encode import compact_layout
-from ..core.args import is_int
+from ..core.args import int_arg, is_int, number_arg
 from ..core.errors import ArgumentError, ArgumentTypeError, shown
 from ..core.variants import VARIANT
 from .rewards import REWARD_SCALE, check_reward
@@ -186,6 +186,21 @@ class VectorEnv:
         it can and prefers the kickers that break fewest groups). For seating rule opponents
         at the core's speed (``ddz.learn`` trains against them: ``TrainConfig.rule_tables``)."""
         return self._core.rule_choices()
+
+    def oracle(self, max_cards: int = 20, node_limit: int = 20000, table_mb: float = 2.0) -> npt.NDArray[np.int8]:
+        """The perfect-information value of every table's position now, for training only: int8
+        (tables,), 1 when the landlord's side wins it with best play by every seat seeing every
+        hand (``ddz.solve``'s exact search, the landlord against the farmers), 0 when the farmers'
+        side does, -1 when unknown: the auction is still on, more than ``max_cards`` cards are
+        left in all hands together, or the search passed ``node_limit`` nodes. A trainer uses it
+        as a lower-variance target than the hand's outcome (``TrainConfig.oracle_cards``); a
+        seat's policy must never see it. ``table_mb`` (MiB, in (0, 4096]) bounds each thread's
+        transposition table. The GIL is released while searching."""
+        from ..search.solver import MAX_TABLE_MB
+        cards = int_arg(max_cards, "max_cards", 0, 216)
+        nodes = int_arg(node_limit, "node_limit", 1, 2**63 - 1)
+        mb = number_arg(table_mb, "table_mb", 0, MAX_TABLE_MB)
+        return self._core.oracle(cards, nodes, mb)
 
     def _wrap(self, res: Any, mask: bool) -> VectorStep:
         obs, offsets, ids, reward, done, seat, role, terminal, (deal_ends, deal_scores) = res
