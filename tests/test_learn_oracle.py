@@ -121,3 +121,37 @@ def test_a_run_trains_with_the_oracle_and_the_options_are_checked(tmp_path) -> N
         TrainConfig(oracle_cards=-1).check()
     with pytest.raises(ddz.ArgumentError, match="oracle_nodes"):
         TrainConfig(oracle_nodes=0).check()
+
+
+def test_the_deal_filter_finishes_lopsided_hands_by_rule_keeping_their_auction_frames() -> None:
+    """A filter that finds every hand lopsided (threshold just above one half, none kept) leaves
+    the landlord's first play and every later play frameless, and keeps the auction's frames; a
+    filter that finds none changes nothing."""
+    tr = Trainer(TrainConfig(**dict(TINY, objective="wp", seed=5)))
+    runs = {}
+    for name, kw in (("off", {}), ("all", dict(deal_filter=0.5000001, filter_keep=0.0)),
+                     ("none", dict(deal_filter=0.9999999, filter_keep=0.0))):
+        actor = Actor(tr.rules, tr.feats, 32, "wp", 0.0, False, **kw)
+        actor.reset(9)
+        frames = []
+        for _ in range(250):
+            frames += actor.step(tr.model)
+        runs[name] = (actor, frames)
+    decision = tr.feats.decision_position
+    off_actor, off = runs["off"]
+    all_actor, every = runs["all"]
+    assert all_actor.hands_done > 20 and all_actor.hands_filtered == all_actor.hands_done
+    assert sum(len(f[2]) for f in every if f[0] != decision) == 0  # no play frames at all
+    auction = [f for f in every if f[0] == decision]
+    assert auction and sum(len(f[2]) for f in auction) > 0
+    none_actor, none = runs["none"]
+    assert none_actor.hands_filtered == 0 and off_actor.hands_done == none_actor.hands_done
+    for a, b in zip(off, none):
+        for k in range(1, 5):
+            assert np.array_equal(a[k], b[k])
+    with pytest.raises(ddz.ArgumentError, match="deal_filter"):
+        TrainConfig(objective="adp", deal_filter=0.9).check()
+    with pytest.raises(ddz.ArgumentError, match="deal_filter"):
+        TrainConfig(objective="wp", deal_filter=0.4).check()
+    with pytest.raises(ddz.ArgumentError, match="filter_keep"):
+        TrainConfig(objective="wp", deal_filter=0.9, filter_keep=2).check()

@@ -76,6 +76,12 @@ def add_parser(sub: Any) -> None:
                          "learn; training only (default 0: the outcome)")
     tr.add_argument("--oracle-nodes", type=int, default=20000, metavar="NODES",
                     help="the solver's node limit a position under --oracle-cards (default 20000)")
+    tr.add_argument("--deal-filter", type=float, default=0.0, metavar="P",
+                    help="a coach against lopsided deals (objective wp): a hand whose landlord's network puts "
+                         "its own win at P or more, or 1-P or less, at its first play is finished by the rule "
+                         "policy without frames of its play, but for --filter-keep of them (default 0: none)")
+    tr.add_argument("--filter-keep", type=float, default=0.1, metavar="SHARE",
+                    help="the share of lopsided hands played out by the networks all the same (default 0.1)")
     tr.add_argument("--objective", default=None, choices=("wp", "adp", "score", "wp+score"),
                     help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs), score (whole hands: the "
                          "variant's score over its REWARD_SCALE; --play-only: the play phase's score) or "
@@ -174,7 +180,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
                               rule_tables=args.rule_tables, passes=args.passes, bid_epsilon=args.bid_epsilon,
                               schedule_frames=args.schedule_frames, lr_end=args.lr_end,
                               epsilon_end=args.epsilon_end, bid_epsilon_end=args.bid_epsilon_end,
-                              oracle_cards=args.oracle_cards, oracle_nodes=args.oracle_nodes)
+                              oracle_cards=args.oracle_cards, oracle_nodes=args.oracle_nodes,
+                              deal_filter=args.deal_filter, filter_keep=args.filter_keep)
             trainer = Trainer(cfg, out=args.out)
         seconds = None if args.hours is None else args.hours * 3600.0
         with _graceful_stop(trainer):

@@ -83,11 +83,20 @@ class Actor:
     first verdict at or after its own action (the hand's outcome when none came). The outcome of
     a hand is the verdict on its last position, so this only replaces the random part of it,
     how the rest was played, by best play with every hand seen: a lower-variance target, biased
-    towards what an all-seeing player would make of the position."""
+    towards what an all-seeing player would make of the position.
+
+    ``deal_filter`` (0: off; objective ``wp``): a coach against lopsided deals, after DouZero+'s.
+    At the landlord's first play of a hand the landlord's network estimates its win
+    (``(1 + max Q) / 2``); when that is at least ``deal_filter`` or at most ``1 - deal_filter``
+    the hand is lopsided, and all but ``filter_keep`` of such hands are finished by the rule
+    policy (``VectorEnv.rule_choices``) without making frames of their play. Their auction
+    frames stay, with the hand's outcome: a lopsided outcome hardly depends on who plays it
+    out, and the bidding must still learn to take a sure hand and leave a hopeless one."""
 
     def __init__(self, rules: Rules, feats: Features, tables: int, objective: str, epsilon: float,
                  lstm: bool, rule_tables: float = 0.0, bid_epsilon: Optional[float] = None,
-                 oracle_cards: int = 0, oracle_nodes: int = 20000) -> None:
+                 oracle_cards: int = 0, oracle_nodes: int = 20000, deal_filter: float = 0.0,
+                 filter_keep: float = 0.1) -> None:
         self.rules, self.feats, self.n = rules, feats, tables
         self.objective, self.epsilon, self.lstm = objective, epsilon, lstm
         # the decision network's exploration (bids, shows, ...): epsilon unless given; the trainer's
@@ -102,6 +111,8 @@ class Actor:
         self.scale = float(REWARD_SCALE[rules.variant]) if self.whole else 1.0
         self.frames_made = 0
         self.oracle_cards, self.oracle_nodes = int(oracle_cards), int(oracle_nodes)
+        self.deal_filter, self.filter_keep = float(deal_filter), float(filter_keep)
+        self.hands_done = self.hands_filtered = 0  # hands ended, and those the filter finished
 
     def reset(self, seed: int) -> None:
         """New hands on every table (partial hands are dropped), the env and exploration seeded."""
@@ -123,6 +134,9 @@ class Actor:
         self.bombs = np.zeros(n, dtype=np.int64)
         self.hist = np.full((n, HISTORY), -1, dtype=np.int16)
         self.rule_seat = np.zeros((n, self.players), dtype=bool)
+        self.filtered = np.zeros(n, dtype=bool)  # the rule policy finishes this hand (deal_filter)
+        self.judged = np.zeros(n, dtype=bool)    # the filter has seen this hand's first play
+        self.best_q = np.full(n, np.nan, dtype=np.float32)
         self._seat_rules(np.arange(n))
 
     def _seat_rules(self, tables: npt.NDArray[np.int64]) -> None:
@@ -148,7 +162,7 @@ class Actor:
         st, n = self.st, self.n
         ar = np.arange(n)
         pos = self._positions(st)
-        ruled = self.rule_seat[ar, st.seat]
+        ruled = self.rule_seat[ar, st.seat] | self.filtered
         if ruled.any():
             rows = st.legal_offsets[:-1] + self.env.rule_choices()  # type: ignore[union-attr]
             mine = np.flatnonzero(~ruled)
@@ -156,6 +170,8 @@ class Actor:
                 rows[mine] = self._choose(model, st, pos, mine)
         else:
             rows = self._choose(model, st, pos, None)
+        if self.deal_filter:
+            ruled = ruled | self._judge(st, pos, ruled)
         actions = st.legal_ids[rows]
         if int(self.length.max()) >= self.cap:
             self._grow()
@@ -183,6 +199,10 @@ class Actor:
             self.bombs[done] = 0
             self.hist[done] = -1
             self._seat_rules(done)
+            self.hands_done += len(done)
+            self.hands_filtered += int(self.filtered[done].sum())
+            self.filtered[done] = False
+            self.judged[done] = False
         self.st = nxt
         return out
 
@@ -198,6 +218,8 @@ class Actor:
             offsets, ids, obs, hist, pos = sub, ids[at], obs[tables], hist[tables], pos[tables]
         q = score_actions(model, self.feats, obs, ids, offsets, hist, self.lstm, pos)
         rows = greedy(q, offsets)
+        self.best_q[:] = np.nan
+        self.best_q[slice(None) if tables is None else tables] = q[rows]
         if self.epsilon > 0 or self.bid_epsilon > 0:
             k = len(offsets) - 1
             eps = np.where(pos == self.players, self.bid_epsilon, self.epsilon) if self.whole else self.epsilon
@@ -206,6 +228,24 @@ class Actor:
             rand = offsets[:-1] + (self.rng.random(k) * counts).astype(np.int64)
             rows = np.where(explore, rand, rows)
         return rows if tables is None else at[rows]
+
+    def _judge(self, st: Any, pos: npt.NDArray[np.int64], ruled: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """The deal filter at the landlord's first play: marks the lopsided hands the rule policy
+        finishes (``filtered``) and returns the tables whose frame of this step is dropped."""
+        first = ~self.judged & ~ruled & (st.role == 0) & (pos == 0)
+        if self.whole:
+            first &= st.legal_ids[st.legal_offsets[:-1]] <= self.pass_id  # a play, not a decision
+        tables = np.flatnonzero(first)
+        drop = np.zeros(self.n, dtype=bool)
+        if len(tables) == 0:
+            return drop
+        self.judged[tables] = True
+        p = (1.0 + self.best_q[tables]) / 2.0
+        lopsided = (p >= self.deal_filter) | (p <= 1.0 - self.deal_filter)
+        cut = tables[lopsided & (self.rng.random(len(tables)) >= self.filter_keep)]
+        self.filtered[cut] = True
+        drop[cut] = True
+        return drop
 
     def _verdicts(self, done: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], cut: int,
                   winner: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:

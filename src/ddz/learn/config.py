@@ -98,6 +98,13 @@ class TrainConfig:
     ``wp+score`` stay the hand's."""
     oracle_nodes: int = 20000
     """The solver's node limit a position (a position it does not solve within it keeps the outcome)."""
+    deal_filter: float = 0.0
+    """A coach against lopsided deals (0: none; in (0.5, 1), objective ``wp``): a hand whose landlord's
+    network puts its own win at or beyond this (or at or below one minus it) at its first play is,
+    but for ``filter_keep`` of them, finished by the rule policy without frames of its play
+    (``ddz.learn.actor``)."""
+    filter_keep: float = 0.1
+    """The share of lopsided hands the deal filter lets the networks play out all the same."""
 
     def schedule(self, start: int = 0) -> Schedule:
         """The learning rate and exploration over the run (``ddz.learn.schedule``), from frame ``start``."""
@@ -164,6 +171,15 @@ class TrainConfig:
                                 "(use wp, adp or wp+score)")
         if isinstance(self.oracle_nodes, bool) or not isinstance(self.oracle_nodes, int) or self.oracle_nodes < 1:
             raise ArgumentError(f"oracle_nodes must be an int >= 1, not {shown(self.oracle_nodes)}")
+        for name, lo in (("deal_filter", 0.0), ("filter_keep", 0.0)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= 1.0:
+                raise ArgumentError(f"{name} must be a number in [0, 1], not {shown(v)}")
+        if self.deal_filter and not 0.5 < self.deal_filter < 1.0:
+            raise ArgumentError(f"deal_filter must be 0 (none) or a win probability in (0.5, 1), not {self.deal_filter!r}")
+        if self.deal_filter and self.objective != "wp":
+            raise ArgumentError("deal_filter reads the landlord's network as a win estimate: the objective 'wp' only, "
+                                f"not {self.objective!r}")
         if self.eval_every < 0:
             raise ArgumentError(f"eval_every must be >= 0 (0: never), not {self.eval_every!r}")
         return self

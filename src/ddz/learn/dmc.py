@@ -278,7 +278,8 @@ class Trainer:
         """An actor of this run's tables, returns and exploration (``reset`` it before use)."""
         cfg = self.config
         actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables,
-                      cfg.bid_epsilon, cfg.oracle_cards, cfg.oracle_nodes)
+                      cfg.bid_epsilon, cfg.oracle_cards, cfg.oracle_nodes,
+                      cfg.deal_filter, cfg.filter_keep)
         self.explore(actor)
         return actor
 
