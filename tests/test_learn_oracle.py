@@ -155,3 +155,14 @@ def test_the_deal_filter_finishes_lopsided_hands_by_rule_keeping_their_auction_f
         TrainConfig(objective="wp", deal_filter=0.4).check()
     with pytest.raises(ddz.ArgumentError, match="filter_keep"):
         TrainConfig(objective="wp", deal_filter=0.9, filter_keep=2).check()
+    with pytest.raises(ddz.ArgumentError, match="modes single and threads"):
+        TrainConfig(objective="wp", deal_filter=0.9, mode="processes").check()
+
+
+def test_the_deal_filter_waits_for_its_warm_up() -> None:
+    """Until the run has ``filter_after`` frames the trainer holds its actors' filter off."""
+    for after, on in ((10**9, False), (0, True)):
+        tr = Trainer(TrainConfig(**dict(TINY, objective="wp", seed=5, deal_filter=0.8, filter_after=after)))
+        actor = tr.new_actor()
+        tr.explore(actor)
+        assert actor.filtering is on

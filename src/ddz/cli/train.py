@@ -82,6 +82,8 @@ def add_parser(sub: Any) -> None:
                          "policy without frames of its play, but for --filter-keep of them (default 0: none)")
     tr.add_argument("--filter-keep", type=float, default=0.1, metavar="SHARE",
                     help="the share of lopsided hands played out by the networks all the same (default 0.1)")
+    tr.add_argument("--filter-after", type=int, default=2_000_000, metavar="FRAMES",
+                    help="the deal filter's warm-up: frames before it starts (default 2,000,000)")
     tr.add_argument("--objective", default=None, choices=("wp", "adp", "score", "wp+score"),
                     help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs), score (whole hands: the "
                          "variant's score over its REWARD_SCALE; --play-only: the play phase's score) or "
@@ -181,7 +183,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
                               schedule_frames=args.schedule_frames, lr_end=args.lr_end,
                               epsilon_end=args.epsilon_end, bid_epsilon_end=args.bid_epsilon_end,
                               oracle_cards=args.oracle_cards, oracle_nodes=args.oracle_nodes,
-                              deal_filter=args.deal_filter, filter_keep=args.filter_keep)
+                              deal_filter=args.deal_filter, filter_keep=args.filter_keep,
+                              filter_after=args.filter_after)
             trainer = Trainer(cfg, out=args.out)
         seconds = None if args.hours is None else args.hours * 3600.0
         with _graceful_stop(trainer):

@@ -91,7 +91,8 @@ class Actor:
     the hand is lopsided, and all but ``filter_keep`` of such hands are finished by the rule
     policy (``VectorEnv.rule_choices``) without making frames of their play. Their auction
     frames stay, with the hand's outcome: a lopsided outcome hardly depends on who plays it
-    out, and the bidding must still learn to take a sure hand and leave a hopeless one."""
+    out, and the bidding must still learn to take a sure hand and leave a hopeless one.
+    ``filtering`` turns it off and on (the trainer's warm-up, ``TrainConfig.filter_after``)."""
 
     def __init__(self, rules: Rules, feats: Features, tables: int, objective: str, epsilon: float,
                  lstm: bool, rule_tables: float = 0.0, bid_epsilon: Optional[float] = None,
@@ -112,6 +113,7 @@ class Actor:
         self.frames_made = 0
         self.oracle_cards, self.oracle_nodes = int(oracle_cards), int(oracle_nodes)
         self.deal_filter, self.filter_keep = float(deal_filter), float(filter_keep)
+        self.filtering = True  # the trainer holds the filter off during its warm-up (filter_after)
         self.hands_done = self.hands_filtered = 0  # hands ended, and those the filter finished
 
     def reset(self, seed: int) -> None:
@@ -170,7 +172,7 @@ class Actor:
                 rows[mine] = self._choose(model, st, pos, mine)
         else:
             rows = self._choose(model, st, pos, None)
-        if self.deal_filter:
+        if self.deal_filter and self.filtering:
             ruled = ruled | self._judge(st, pos, ruled)
         actions = st.legal_ids[rows]
         if int(self.length.max()) >= self.cap:

@@ -105,6 +105,10 @@ class TrainConfig:
     (``ddz.learn.actor``)."""
     filter_keep: float = 0.1
     """The share of lopsided hands the deal filter lets the networks play out all the same."""
+    filter_after: int = 2_000_000
+    """The deal filter's warm-up: the run's frames before it starts. An untrained landlord's network
+    is sure of every hand (early self-play farmers lose them all), and a filter trusting it then
+    would drop nearly every hand's play, the few it keeps all won by the landlord."""
 
     def schedule(self, start: int = 0) -> Schedule:
         """The learning rate and exploration over the run (``ddz.learn.schedule``), from frame ``start``."""
@@ -177,6 +181,11 @@ class TrainConfig:
                 raise ArgumentError(f"{name} must be a number in [0, 1], not {shown(v)}")
         if self.deal_filter and not 0.5 < self.deal_filter < 1.0:
             raise ArgumentError(f"deal_filter must be 0 (none) or a win probability in (0.5, 1), not {self.deal_filter!r}")
+        if isinstance(self.filter_after, bool) or not isinstance(self.filter_after, int) or self.filter_after < 0:
+            raise ArgumentError(f"filter_after must be an int >= 0, not {shown(self.filter_after)}")
+        if self.deal_filter and self.mode not in ("single", "threads"):
+            raise ArgumentError(f"deal_filter runs in modes single and threads (its warm-up follows the learner's "
+                                f"frames), not {self.mode!r}")
         if self.deal_filter and self.objective != "wp":
             raise ArgumentError("deal_filter reads the landlord's network as a win estimate: the objective 'wp' only, "
                                 f"not {self.objective!r}")

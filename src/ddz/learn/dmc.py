@@ -290,6 +290,7 @@ class Trainer:
     def explore(self, actor: Actor) -> None:
         """Sets an actor's exploration to the schedule's now."""
         _, actor.epsilon, actor.bid_epsilon = self.scheduled()
+        actor.filtering = self.frames >= self.config.filter_after  # the deal filter's warm-up is over
 
     def _optimizer(self, params: Any) -> torch.optim.Optimizer:
         cfg = self.config
