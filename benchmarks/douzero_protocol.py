@@ -16,8 +16,10 @@ mean of its two roles, with a 95 % interval over deals.
 
 Agents: ``douzero:PATH`` (a DouZero checkpoint directory or file stem: DouZero's own
 ``DeepAgent`` per position; needs torch), ``neural:PATH`` (a ddz model trained with
-``--play-only`` under ``classic_douzero``), ``rule``, ``random``, ``search:NODES``; ddz agents are
-seated with ``ddz.peers.as_douzero_agent``.
+``--play-only`` under ``classic_douzero``), ``rule``, ``random``, ``search:NODES``, and
+``nsearch[:WORLDS][:KEY=VALUE...][@PATH]`` (``NeuralSearchBot`` over such a model: the specs of
+``benchmarks/match.py``); ddz agents are seated with ``ddz.peers.as_douzero_agent``, and the median
+CPU time of their decisions with a choice is reported beside the result.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import json
 import math
 import sys
 import time
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
@@ -50,8 +52,9 @@ def deals(n: int, seed: int) -> List[Dict[str, List[int]]]:
     return out
 
 
-def make_agents(spec: str) -> Dict[str, Any]:
-    """The DouZero agents of one spec, one per position."""
+def make_agents(spec: str, times: Optional[List[float]] = None) -> Dict[str, Any]:
+    """The DouZero agents of one spec, one per position (a ddz agent's decision times are
+    appended to ``times``)."""
     kind, _, arg = spec.partition(":")
     if kind == "douzero":
         from douzero.evaluation.deep_agent import DeepAgent
@@ -71,9 +74,13 @@ def make_agents(spec: str) -> Dict[str, Any]:
             b = NeuralBot(arg)
             b.model.check_rules(rules)
             return b
+        if kind == "nsearch":
+            from ddz.learn.agents import agent
+            return agent(spec, rules)
         raise SystemExit(f"unknown agent {spec!r}: douzero:PATH, neural:PATH, rule, random, search:NODES")
 
-    return {p: as_douzero_agent(bot(), seed=k) for k, p in enumerate(POSITIONS)}
+    from ddz.learn.agents import Timed
+    return {p: as_douzero_agent(Timed(bot(), times), seed=k) for k, p in enumerate(POSITIONS)}
 
 
 def play(landlord: Dict[str, Any], farmers: Dict[str, Any], data: List[Dict[str, List[int]]]) -> Dict[str, Any]:
@@ -127,15 +134,26 @@ def main(argv: Any = None) -> int:
     ap.add_argument("--out", default=None, help="write the result as JSON here")
     args = ap.parse_args(argv)
     data = deals(args.deals, args.seed)
-    a, b = make_agents(args.a), make_agents(args.b)
+    from ddz.learn.agents import cpu_summary
+    a_times: List[float] = []
+    b_times: List[float] = []
+    a, b = make_agents(args.a, a_times), make_agents(args.b, b_times)
     t = time.perf_counter()
     res = {"a": args.a, "b": args.b, "deals": args.deals, "seed": args.seed,
            **summarise(play(a, b, data), play(b, a, data)),  # A the landlord, then B
            "seconds": round(time.perf_counter() - t, 1)}
+    for who, times in (("a", a_times), ("b", b_times)):
+        if times:
+            res[f"{who}_cpu"] = cpu_summary(times)
     print(f"{args.a} against {args.b}, DouZero's protocol, {args.deals} deals x 2: WP {res['wp']:.3f} "
           f"[{res['wp_ci'][0]:.3f}, {res['wp_ci'][1]:.3f}], ADP {res['adp']:+.3f}; A as landlord WP "
           f"{res['a_landlord']['wp']:.3f} ADP {res['a_landlord']['adp']:+.3f}, as farmers WP "
           f"{res['a_farmers']['wp']:.3f} ADP {res['a_farmers']['adp']:+.3f}")
+    for who in ("a", "b"):
+        if f"{who}_cpu" in res:
+            c = res[f"{who}_cpu"]
+            print(f"{who.upper()}'s CPU a decision with a choice: median {c['median_ms']:.3f} ms, p99 {c['p99_ms']:.3f} ms "
+                  f"({c['decisions']} decisions)")
     if args.out:
         with open(args.out, "w") as f:
             json.dump(res, f, indent=1)

@@ -180,3 +180,21 @@ def test_douzero_step_stops_its_trainer_on_sigterm(tmp_path, monkeypatch):
     assert " OMP_NUM_THREADS=1 nice -n 5 " in header and "--num_actors 2" in header  # the log says how it ran
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid), 0)  # the trainer is gone (and reaped), not left running
+
+
+def test_the_protocol_seats_a_search_over_a_play_phase_model_and_times_it(tmp_path):
+    """``nsearch@PATH`` plays DouZero's protocol in DouZero's own GameEnv, its decisions timed."""
+    pytest.importorskip("torch")
+    pytest.importorskip("douzero.env.game")
+    from ddz.learn.dmc import TrainConfig, Trainer
+    dp = load("douzero_protocol")
+    tr = Trainer(TrainConfig(variant="classic_douzero", whole=False, objective="wp", hidden=[16], tables=8,
+                             batch_size=32, buffer_frames=256, seed=1))
+    path = tmp_path / "model.npz"
+    tr.neural_model().save(path)
+    a_times, b_times = [], []
+    a = dp.make_agents(f"nsearch:50:worlds=4:node_limit=200@{path}", a_times)
+    b = dp.make_agents("rule", b_times)
+    data = dp.deals(2, 7)
+    res = dp.summarise(dp.play(a, b, data), dp.play(b, a, data))
+    assert 0.0 <= res["wp"] <= 1.0 and len(a_times) > 5 and len(b_times) > 5
