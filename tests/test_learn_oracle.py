@@ -166,3 +166,20 @@ def test_the_deal_filter_waits_for_its_warm_up() -> None:
         actor = tr.new_actor()
         tr.explore(actor)
         assert actor.filtering is on
+
+
+def test_ddz_train_takes_the_oracle_and_the_deal_filter(tmp_path) -> None:
+    import json
+    import os
+    from ddz.cli import main
+    out = str(tmp_path / "run")
+    assert main(["train", "--variant", "classic", "--objective", "wp", "--frames", "800", "--out", out,
+                 "--tables", "16", "--batch-size", "64", "--hidden", "16", "--eval-games", "0", "--quiet",
+                 "--oracle-cards", "18", "--oracle-nodes", "5000", "--deal-filter", "0.8", "--filter-keep", "0.2",
+                 "--filter-after", "0"]) == 0
+    with open(os.path.join(out, "config.json")) as f:
+        cfg = json.load(f)
+    assert (cfg["oracle_cards"], cfg["oracle_nodes"], cfg["deal_filter"], cfg["filter_keep"], cfg["filter_after"]) == \
+        (18, 5000, 0.8, 0.2, 0)
+    assert main(["train", "--objective", "adp", "--deal-filter", "0.8", "--out", str(tmp_path / "bad"),
+                 "--frames", "10", "--quiet"]) != 0
