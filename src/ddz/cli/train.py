@@ -83,7 +83,7 @@ def add_parser(sub: Any) -> None:
     tr.add_argument("--filter-keep", type=float, default=0.1, metavar="SHARE",
                     help="the share of lopsided hands played out by the networks all the same (default 0.1)")
     tr.add_argument("--filter-after", type=int, default=2_000_000, metavar="FRAMES",
-                    help="the deal filter's warm-up: frames before it starts (default 2,000,000)")
+                    help="the deal filter's warm-up: frames before it starts (default 2000000)")
     tr.add_argument("--objective", default=None, choices=("wp", "adp", "score", "wp+score"),
                     help="the return: wp (+1/-1), adp (DouZero's: ±2^bombs), score (whole hands: the "
                          "variant's score over its REWARD_SCALE; --play-only: the play phase's score) or "
