@@ -30,12 +30,18 @@ from ddz.learn.shipped import INDEX_FILE, INDEX_FORMAT, MAX_MODEL_BYTES, MODELS_
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC_MODELS = os.path.join(ROOT, "src", "ddz", "learn", "models")
 
-# config.json keys and their ddz train options, for the reproducing command (defaults left out)
-_OPTIONS = ("objective", "net", "hidden", "tables", "batch_size", "lr", "optimizer", "epsilon", "mode", "actors",
-            "eval_every", "eval_games", "checkpoint_every", "rule_tables")
-_DEFAULTS = {"objective": "adp", "net": "small", "hidden": None, "tables": 256, "batch_size": 1024, "lr": 0.001,
-             "optimizer": "adam", "epsilon": 0.01, "mode": "single", "actors": 1, "eval_every": 500_000,
-             "eval_games": 100, "checkpoint_every": 500_000, "rule_tables": 0.0}
+# config.json keys the command states otherwise (or never: how the run was driven, not what it learned)
+_NOT_OPTIONS = {"variant", "seed", "whole", "init", "grow", "frames", "hours", "cpu_hours", "out", "resume",
+                "device", "learner_threads"}
+
+
+def _train_options() -> Dict[str, argparse.Action]:
+    """``ddz train``'s options by their config.json key, from the CLI's own parser: its defaults
+    are the ones a reproducing command may leave out, and every option it gains is covered."""
+    from ddz.cli.train import add_parser
+    sub = argparse.ArgumentParser().add_subparsers()
+    add_parser(sub)
+    return {a.dest: a for a in sub.choices["train"]._actions if a.option_strings and a.dest not in _NOT_OPTIONS}
 
 
 def _last_rows(path: str) -> List[Dict[str, str]]:
@@ -51,11 +57,14 @@ def train_command(variant: str, config: Dict[str, Any], frames: int, out: str, i
     parts = ["ddz", "train", "--variant", config.get("variant", variant)]
     if init is not None:
         parts += ["--init", init] + (["--grow"] if config.get("grow") else [])
-    for k in _OPTIONS:
+    for k, action in _train_options().items():
         v = config.get(k)
-        if k in config and v != _DEFAULTS[k] and v is not None:
-            flag = "--" + k.replace("_", "-")
-            parts += [flag, ",".join(map(str, v)) if isinstance(v, list) else str(v)]
+        if v is None or v == action.default or k not in config:
+            continue
+        if isinstance(action, argparse._StoreTrueAction):
+            parts.append(action.option_strings[0])
+        else:
+            parts += [action.option_strings[0], ",".join(map(str, v)) if isinstance(v, list) else str(v)]
     if config.get("whole") is False:
         parts.append("--play-only")
     parts += ["--seed", str(config.get("seed", 0)), "--frames", str(frames), "--out", out]

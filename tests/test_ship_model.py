@@ -1,0 +1,55 @@
+"""tools/ship_model.py's reproducing command: the ``ddz train`` line written into a shipped
+model's index entry must give back the run's config when ddz's own parser reads it, for every
+option the trainer has (the perfect-information target, the schedules, the deal filter, ...)."""
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+
+from ddz.cli.main import build_parser
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+from ship_model import _train_options, chain_command, train_command  # noqa: E402
+
+# a run whose config differs from the defaults in options of every kind (number, flag, list, choice)
+CONFIG = {"variant": "classic", "seed": 7, "objective": "wp", "net": "small", "hidden": [512, 256],
+          "tables": 128, "batch_size": 2048, "lr": 0.0005, "lr_end": 1e-05, "epsilon": 0.1, "epsilon_end": 0.01,
+          "bid_epsilon": 0.3, "bid_epsilon_end": 0.03, "schedule_frames": 15000000, "rule_tables": 0.2,
+          "oracle_cards": 20, "oracle_nodes": 20000, "deal_filter": 0.8, "filter_keep": 0.1,
+          "filter_after": 3000000, "actor_int8": True, "mode": "threads", "actors": 2, "passes": 2,
+          "optimizer": "rmsprop", "eval_every": 2000000, "eval_games": 100, "checkpoint_every": 1000000,
+          "device": "cpu", "learner_threads": 1, "whole": False}
+
+
+def _parse(cmd: str):
+    argv = shlex.split(cmd)
+    assert argv[:2] == ["ddz", "train"]
+    return build_parser().parse_args(argv[1:])
+
+
+def test_the_command_reads_back_as_the_runs_config():
+    cmd = train_command("classic", CONFIG, 12_345_678, "runs/classic")
+    args = _parse(cmd)
+    options = _train_options()
+    assert {"oracle_cards", "deal_filter", "schedule_frames", "bid_epsilon_end", "rule_tables"} <= set(options)
+    for key in options:
+        if key in CONFIG:
+            assert getattr(args, key) == CONFIG[key], key
+    assert (args.variant, args.seed, args.frames, args.out, args.play_only) == ("classic", 7, 12_345_678,
+                                                                              "runs/classic", True)
+
+
+def test_defaults_are_left_out():
+    cmd = train_command("classic", {**CONFIG, "oracle_nodes": 20000, "filter_keep": 0.1, "tables": 256,
+                                    "actor_int8": False, "whole": True}, 100, "runs/x")
+    for flag in ("--oracle-nodes", "--filter-keep", "--tables", "--actor-int8", "--play-only",
+                 "--device", "--learner-threads"):
+        assert flag not in cmd.split(), flag
+    assert "--oracle-cards 20" in cmd and "--deal-filter 0.8" in cmd
+
+
+def test_a_chain_of_one_run_is_its_own_command():
+    # a chain with no earlier run is the run's own command
+    assert chain_command("classic", [], CONFIG, 100, False) == train_command("classic", {**CONFIG, "whole": False},
+                                                                             100, "runs/classic")
