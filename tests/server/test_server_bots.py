@@ -423,3 +423,56 @@ def test_search_bots_play_the_bot_seats(tmp_path):
             assert g.is_over and g.result == t.game.result
             await c.close()  # every message as the schema says ("bot": "search" included)
     run(main())
+
+
+def test_nsearch_bots_play_the_bot_seats(tmp_path):
+    """``bot="nsearch"``: NeuralSearchBot over the variant's model (the shipped one, or a model
+    file), its exact search within the node limit given, plays the bot seats off the event loop;
+    the rooms say so; every bot decision with a choice was its own (none failed, none timed out),
+    and a model is accepted for an nsearch variant as for a neural one."""
+    from ddz.learn import NeuralSearchBot
+    twop = random_model(ddz.Rules.two_player(), hidden=[16], whole=True, seed=1)
+    twop.save(tmp_path / "twop.npz")
+    srv = Server(ServerConfig(db=":memory:", bot={"classic": "nsearch", "twop": "nsearch"}, search_nodes=500,
+                              models=(str(tmp_path / "twop.npz"),)))
+    assert isinstance(srv.bots["novice"], NeuralSearchBot) and srv.bots["novice"].node_limit == 500
+    assert srv.bots["novice"] is srv.bots["advanced"]                                # one bot a variant
+    assert srv.bots["novice"].net.model is ddz.learn.shipped_model("classic")
+    twop_room = next(n for n, r in srv.rooms.items() if r.variant == "two_player")
+    assert srv.bots[twop_room].net.model.arrays.keys() == twop.arrays.keys()         # the file given
+    assert srv.bot_kinds["novice"] == "nsearch" and srv.bot_kinds["bengbu"] == "rules"
+    with pytest.raises(ModelError, match="choose neural or nsearch for two_player"):
+        Server(ServerConfig(db=":memory:", bot={"classic": "nsearch"}, models=(str(tmp_path / "twop.npz"),)))
+    assert parse_bot(["nsearch", "bengbu=rules"]) == {"classic": "nsearch", "two_player": "nsearch",
+                                                      "bengbu": "rules"}
+
+    async def main():
+        async with running(str(tmp_path / "db.sqlite3"), bot={"classic": "nsearch"}, search_nodes=1000,
+                           bot_threads=2) as srv:
+            bot = srv.bots["novice"]
+            seen = []
+            act = bot.act
+
+            def noted(game, seat):
+                a = act(game, seat)
+                seen.append(dict(bot.last))
+                return a
+            bot.act = noted
+            c = await Client.connect(srv.port)
+            welcome = await c.hello("ann")
+            assert {r["bot"] for r in welcome["rooms"] if r["variant"] == "classic"} == {"nsearch"}
+            await c.send({"type": "join", "room": "novice", "bots": True})
+            await c.expect("matched")
+            t = srv.tables[c.table]
+            (result,) = await play_out([c], timeout=180)
+            assert result["type"] == "result"
+            assert any(s in t.robots for s, _ in t.game.history)
+            assert t.bot_failed == t.bot_late == t.bot_stale == 0
+            # it searched: play decisions by rollouts or the exact solver, within the node limit
+            hows = {d.get("how") for d in seen}
+            assert hows & {"rollouts", "exact", "probe"}, hows
+            assert all(d.get("probe_nodes", 0) <= 1001 and d.get("most_nodes", 0) <= 1001 for d in seen)
+            g = ddz.Game.from_json(t.game.to_json())
+            assert g.is_over and g.result == t.game.result
+            await c.close()  # every message as the schema says ("bot": "nsearch" included)
+    run(main())

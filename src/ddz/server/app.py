@@ -88,9 +88,10 @@ class ServerConfig:
     a token works; a connection's token is renewed (a ``token`` message) once a quarter of its
     lifetime has passed.
     ``bot``: what plays the bot seats and the seats of absent players: ``"rules"`` (``RuleBot``),
-    ``"neural"`` (``NeuralBot``) or ``"search"`` (``SearchBot``) for every variant, or a kind per
+    ``"neural"`` (``NeuralBot``), ``"search"`` (``SearchBot``) or ``"nsearch"``
+    (``NeuralSearchBot``, the model searched) for every variant, or a kind per
     variant (``{"classic": "neural"}``; a variant left out: rules). ``models``: model files (or
-    ``NeuralModel`` values), each played by the neural bots of its own variant instead of the
+    ``NeuralModel`` values), each played by the neural or nsearch bots of its own variant instead of the
     model shipped with ddz (``ddz.server.bots``). Checked and loaded once, by ``Server(config)``.
     ``resume_grace_s``: after a restart (or a takeover) a resumed hand's seats are kept this
     long for their players before the room's bot plays them, and the open decision's clock
@@ -101,9 +102,10 @@ class ServerConfig:
     ``hand_log``: False only to measure what the log costs: no hand is logged, and a hand left
     live by a stop or a crash cannot be resumed (it is void). ``metrics``: who gets
     ``GET /metrics`` (Prometheus's format), as ``status`` for ``/api/status``.
-    ``search_nodes``: the ``"search"`` bots' node limit for the exact search of each sampled deal
-    (``SearchBot(time_per_move=None, node_limit=search_nodes)``: a decision depends on no
-    clock). ``bot_threads``: the threads on which the ``"neural"`` and ``"search"`` bots think,
+    ``search_nodes``: the ``"search"`` and ``"nsearch"`` bots' node limit for the exact search of
+    each sampled deal (``SearchBot(time_per_move=None, node_limit=search_nodes)``,
+    ``NeuralSearchBot(model, node_limit=search_nodes)``: a decision depends on no clock).
+    ``bot_threads``: the threads on which the bots other than ``"rules"`` think,
     off the event loop (``Table._bot_move``): a table waits for its own bot, no other table does.
     A bot's thinking is bounded by the move clock (past it the seat times out); a bot that
     raises or answers an illegal action has that decision played by ``RuleBot``.

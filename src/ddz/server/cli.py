@@ -47,18 +47,19 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                     help="seconds a bot waits before it acts (default %(default)s)")
     sv.add_argument("--bot", action="append", default=[], dest="bots", metavar="[VARIANT=]KIND",
                     help="what plays the bot seats and absent players' seats: rules (RuleBot), neural (NeuralBot "
-                         "playing the model shipped with ddz for the variant, or --model) or search (SearchBot, "
+                         "playing the model shipped with ddz for the variant, or --model), search (SearchBot, "
+                         "--search-nodes) or nsearch (NeuralSearchBot: the model searched over sampled deals, "
                          "--search-nodes); VARIANT=KIND for one "
                          "variant (classic, twop, bengbu), a later --bot overriding an earlier one, e.g. --bot "
                          "classic=neural (default rules everywhere)")
     sv.add_argument("--model", action="append", default=[], dest="models", metavar="PATH",
-                    help="a model file (.npz, from ddz train) for the neural bots of its own variant, instead of the "
+                    help="a model file (.npz, from ddz train) for the neural or nsearch bots of its own variant, instead of the "
                          "shipped one; repeat for more variants (default: the shipped models)")
     sv.add_argument("--search-nodes", type=int, default=4000, dest="search_nodes", metavar="N",
-                    help="the search bots' node limit for the exact search of each sampled deal (default "
+                    help="the search and nsearch bots' node limit for the exact search of each sampled deal (default "
                          "%(default)s)")
     sv.add_argument("--bot-threads", type=int, default=1, dest="bot_threads", metavar="N",
-                    help="threads on which the neural and search bots think, off the event loop: a table waits "
+                    help="threads on which the neural, search and nsearch bots think, off the event loop: a table waits "
                          "for its own bot, no other table does (1 to 64, default %(default)s)")
     sv.add_argument("--no-bot-tables", action="store_false", dest="bot_tables",
                     help="refuse join with bots, players wait for people (default: join with bots is served)")
