@@ -89,3 +89,41 @@ class NeuralSearch(NeuralExact):
         rows = sample_deals(obs, self.rollout_worlds, seed=(seed ^ 0x9E3779B97F4A7C15) % 2**64)
         cands, won, _, _ = _core._pimc(game.rules, rows, seat, top, owner, passes, left, sides, moves, 0.0, 0)
         return Counter({_canonical(_token(m), game.rules): w for m, w in zip(cands, won)})
+
+
+class Peek:
+    """A bound, not a fair agent: SearchBot that sees every hand. At a play decision the exact
+    solver searches the true position (every hand open) within ``node_limit`` nodes; when it
+    completes and the seat's side can win, a winning action is played (SearchBot's own choice
+    when it is one); otherwise (the position lost with best play, or too large to solve) SearchBot's
+    choice. It bids as SearchBot does (as ``RuleBot``). What it wins against SearchBot bounds what
+    any agent that sees only its own hand can win by its play: the same auction, perfect play
+    wherever the solver reaches."""
+
+    def __init__(self, node_limit: int = 200_000, search_nodes: int = 4000) -> None:
+        from ddz.bots import SearchBot
+        self.search = SearchBot(time_per_move=None, node_limit=search_nodes)
+        self.node_limit = node_limit
+        self.stats: Counter = Counter()  # play decisions by how they were made
+
+    def reseed(self, seed: int) -> None:
+        self.search.reseed(seed)
+
+    def act(self, game: Any, seat: int) -> Any:
+        import ddz
+        mine = self.search.act(game, seat)
+        legal = game.legal_actions()
+        if game.phase != "PLAY" or len(legal) == 1:
+            return mine
+        sol = ddz.solve(game.play_state, all_moves=True, node_limit=self.node_limit)
+        if not sol.complete or not sol.win:
+            self.stats["unsolved" if not sol.complete else "lost"] += 1
+            return mine
+        rules = game.rules
+        winning = {_canonical(_token(m), rules) for m in sol.moves}
+        mine_token = mine if isinstance(mine, str) else game.clone().apply(mine, seat=seat)
+        if _canonical(mine_token, rules) in winning:
+            self.stats["searchbot wins"] += 1
+            return mine
+        self.stats["solver's win"] += 1
+        return next(t for t in legal if _canonical(t, rules) in winning)

@@ -28,7 +28,9 @@ exact search in the endgame) and ``neural+search:NODES[:TOPK]`` (SearchBot's pla
 and ties, its TOPK best actions the only candidates when given), either with ``@PATH`` for a model
 file instead of the shipped one; ``nsearch[:ROLLOUT_WORLDS][:KEY=VALUE...][@PATH]``
 (``ddz.learn.NeuralSearchBot`` over the shipped model or the file PATH, ``KEY=VALUE`` any of its
-keyword arguments: ``nsearch:1000:topk=6:bids=rule``).
+keyword arguments: ``nsearch:1000:topk=6:bids=rule``); and a bound, not a fair agent:
+``peek[:NODES]`` (``hybrid_agents.Peek``: SearchBot that sees every hand, playing a winning action
+wherever the exact solver on the true position proves one within NODES nodes, 200,000 by default).
 
 Every decision's CPU time is measured (``time.process_time``) where the agent has a choice (two
 legal actions or more); the median and p99 per agent are printed and written. ``--chunks DIR`` plays the deals in chunks of ``--chunk-size``, each saved to
@@ -66,13 +68,17 @@ def make_agent(spec: str, rules: ddz.Rules) -> Any:
         if kind == "neural+exact":
             return H.NeuralExact(model, node_limit=parts[0] if parts else 26000)
         return H.NeuralSearch(model, node_limit=parts[0] if parts else 4000, topk=parts[1] if len(parts) > 1 else None)
+    if kind == "peek":
+        import hybrid_agents as H
+        return H.Peek(node_limit=int(arg) if arg else 200_000)
     if kind == "rlcard":
         from ddz.peers import RLCardRuleBot
         return BidsAsRuleBot(RLCardRuleBot())
     try:
         return agent(spec, rules)
     except ddz.ArgumentError as e:
-        raise SystemExit(f"{e}; here also rlcard, neural+exact:NODES[@PATH], neural+search:NODES[:TOPK][@PATH]")
+        raise SystemExit(f"{e}; here also rlcard, neural+exact:NODES[@PATH], neural+search:NODES[:TOPK][@PATH], "
+                         "peek[:NODES]")
 
 
 def _shipped(rules: ddz.Rules) -> Any:
