@@ -109,3 +109,30 @@ def test_round_robin_plays_every_pair_once_and_resumes(tmp_path, capsys):
     assert first.count(" against ") == 3
     assert round_robin.main(argv) == 0 and " against " not in capsys.readouterr().out
     assert json.loads((tmp_path / "summary.json").read_text()) == res
+
+
+def test_peek_plays_a_proven_win():
+    """``peek`` (hybrid_agents.Peek, a bound): in a position the open-hand solver proves won for
+    its side, the action it plays keeps the win (a solve of the position after it agrees), whether
+    SearchBot's choice or the solver's."""
+    import hybrid_agents as H
+
+    rules = ddz.Rules.two_player()
+    peek = match.make_agent("peek:100000", rules)
+    assert isinstance(peek, H.Peek) and peek.node_limit == 100000
+    checked = 0
+    for seed in range(10):
+        g = ddz.Game(rules, seed=seed)
+        while not g.is_over:
+            s = g.current_seat
+            a = peek.act(g, s)
+            ps = g.play_state
+            if ps is not None and len(g.legal_actions()) > 1 and sum(ps.cards_left(x) for x in range(2)) <= 14 and ddz.solve(ps).win:
+                after = g.clone()
+                after.apply(a, seat=s)
+                if after.play_state is not None and not after.is_over:
+                    ours = (after.current_seat == ps.landlord) == (s == ps.landlord)
+                    assert ddz.solve(after.play_state).win == ours, (seed, a)
+                checked += 1
+            g.apply(a, seat=s)
+    assert checked >= 10 and peek.stats["solver's win"] + peek.stats["searchbot wins"] >= checked
