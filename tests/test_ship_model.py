@@ -53,3 +53,21 @@ def test_a_chain_of_one_run_is_its_own_command():
     # a chain with no earlier run is the run's own command
     assert chain_command("classic", [], CONFIG, 100, False) == train_command("classic", {**CONFIG, "whole": False},
                                                                              100, "runs/classic")
+
+
+def test_the_entry_takes_the_runs_cpu_seconds_past_its_last_evaluation(tmp_path):
+    """A run's log ends with its final evaluation's row, which has no CPU seconds: the entry takes
+    them (and the training seconds) from the rows before, the evaluation from that row."""
+    import json
+    import ddz
+    from ship_model import entry_for
+    from test_learn_bot import random_model
+
+    random_model(ddz.Rules.two_player(), hidden=[8], whole=True).save(tmp_path / "model.npz")
+    (tmp_path / "config.json").write_text(json.dumps({**CONFIG, "variant": "two_player", "whole": True}))
+    (tmp_path / "log.csv").write_text("train_seconds,cpu_seconds,frames,eval_wp,eval_games\n"
+                                      "10.0,7.5,1000,,\n20.0,15.0,2000,,\n20.0,,2000,0.625,8\n")
+    entry = entry_for(str(tmp_path), "here")
+    assert (entry["train_seconds"], entry["cpu_seconds"]) == (20.0, 15.0)
+    assert entry["eval_vs_rulebot"] == {"eval_wp": 0.625, "eval_games": 8.0} and entry["hardware"] == "here"
+    assert "--oracle-cards 20" in entry["train_command"]

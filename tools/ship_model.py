@@ -127,10 +127,10 @@ def entry_for(run_dir: str, hardware: Optional[str], source: Optional[str] = Non
     if after:
         entry["started_from"] = [os.path.relpath(os.path.abspath(d), ROOT) for d in after]
     if timed:
-        last = timed[-1]
-        entry["train_seconds"] = float(last["train_seconds"])
-        if last.get("cpu_seconds"):
-            entry["cpu_seconds"] = float(last["cpu_seconds"])
+        entry["train_seconds"] = float(timed[-1]["train_seconds"])
+    cpu = [r for r in rows if r.get("cpu_seconds")]  # an evaluation's row has none
+    if cpu:
+        entry["cpu_seconds"] = float(cpu[-1]["cpu_seconds"])
     if evals:
         e = evals[-1]
         # a role the model never played (nan) is left out: the index stays strict JSON
