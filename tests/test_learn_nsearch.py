@@ -211,6 +211,44 @@ def test_arguments_are_checked(model):
         NeuralSearchBot(model, bids="guess")
     with pytest.raises(ArgumentError):
         NeuralSearchBot(model, call_at=1.5)
+    with pytest.raises(ArgumentError, match="others"):
+        NeuralSearchBot(model, others="search")
+
+
+@pytest.mark.parametrize("variant", sorted(SHIPPED))
+def test_the_other_decisions_may_be_rulebot_s(variant):
+    """``others="rule"`` (spec ``nsearch:others=rule``): every decision that is neither a play nor
+    a call, bid or rob (TWOP's 明牌开始 and 翻身 / 压迫, CLASSIC3's 明牌, BENGBU4's 明打 / 暗打 and
+    grab) is RuleBot's, the calls are still judged by the hand's worth; with the default
+    ``others="model"`` they are the model's. Checked at every such decision of seeded hands,
+    where the model and RuleBot disagree somewhere (so the test tells the two apart)."""
+    from ddz.learn.agents import agent
+    from ddz.learn.nsearch import _CALLS
+    rules = ddz.Rules.named(variant)
+    net = NeuralBot.shipped(variant)
+    ruled = agent("nsearch:8:worlds=2:bid_worlds=16:others=rule", rules)
+    own = NeuralSearchBot(net.model, worlds=2, rollout_worlds=8, bid_worlds=16)
+    assert ruled.others == "rule" and own.others == "model"
+    rb = RuleBot()
+    seen = {"other": 0, "differ": 0, "judged": 0}
+    for seed in range(12):
+        g = ddz.Game(rules, seed=seed)
+        while not g.is_over and g.phase != "PLAY":
+            s = g.current_seat
+            token = dict(zip(g.legal_action_ids(), g.legal_actions()))
+            if any(t in _CALLS for t in g.legal_actions()):
+                ruled.act(g, s)
+                assert ruled.last["how"] == "bid"
+                seen["judged"] += 1
+            else:
+                as_token = lambda a: token.get(a, a)  # noqa: E731 - an action id or token -> token
+                want, model_says = rb.act(g, s), as_token(net.act(g, s))
+                assert as_token(ruled.act(g, s)) == want and ruled.last == {}
+                assert as_token(own.act(g, s)) == model_says
+                seen["other"] += 1
+                seen["differ"] += want != model_says
+            g.apply(rb.act(g, s))
+    assert min(seen.values()) > 0, seen
 
 
 @pytest.mark.parametrize("variant", sorted(SHIPPED))

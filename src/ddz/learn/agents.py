@@ -62,7 +62,7 @@ def agent(spec: str, rules: Rules) -> Any:
             key, eq, val = part.partition("=")
             if not eq:
                 kw["rollout_worlds"] = int(part)
-            elif key == "bids":
+            elif key in ("bids", "others"):
                 kw[key] = val
             else:
                 kw[key] = float(val) if "." in val else int(val)

@@ -22,8 +22,14 @@ kitty as the landlord in each, and plays each out by the rollout policy: the sha
 deals the landlord wins, ``p``, is its hand's worth as the landlord. It calls (or rises to the
 next bid) when ``p >= call_at``, robs when ``p >= rob_at``. Every other decision (shows, 明牌开始,
 翻身 / 压迫, 明打 / 暗打, BENGBU4's grab) is the model's when it is a whole-hand model, else
-``RuleBot``'s. ``bids="model"`` takes every decision from the model (``RuleBot``'s for a play-phase
-model), ``bids="rule"`` from ``RuleBot``.
+``RuleBot``'s; ``others="rule"`` makes them ``RuleBot``'s for any model. ``bids="model"`` takes
+the auction's decisions from the model (``RuleBot``'s for a play-phase model), ``bids="rule"``
+from ``RuleBot``, the others included.
+
+Why ``others="rule"``: a model trained in self-play may show its hand where a search opponent
+profits from it. TWOP's shipped model chooses 明牌开始 before every deal: its hand is then open to
+the opponent's search for the whole hand, and a shower becomes the landlord when nobody calls,
+whatever its own bids decided. ``RuleBot`` never shows before the deal.
 
 The budget is counted, never timed (``worlds``, ``node_limit``, ``rollout_worlds``,
 ``bid_worlds``), so a decision depends only on the game, the seed and the model, never on the
@@ -52,10 +58,12 @@ from .bot import NeuralBot, _seat_of
 from .model import NeuralModel
 from .nets import acting_value
 
-__all__ = ["NeuralSearchBot", "BIDS", "exact_wins"]
+__all__ = ["NeuralSearchBot", "BIDS", "OTHERS", "exact_wins"]
 
 #: How a ``NeuralSearchBot`` makes its auction decisions.
 BIDS = ("search", "model", "rule")
+#: Who takes a ``NeuralSearchBot``'s decisions outside the play and the calls, bids and robs.
+OTHERS = ("model", "rule")
 
 # The auction tokens a decision is judged by the landlord's worth p at (the others: the model's).
 _CALLS = frozenset({"CALL", "BID1", "ROB"})
@@ -109,14 +117,16 @@ class NeuralSearchBot(Bot):
     (1..100,000): deals each candidate is played out in; ``topk`` (0..1,000): the model's best
     actions that are candidates for the rollouts (0: the rollout policy's candidates, SearchBot's:
     one play of each shape, the one breaking the fewest groups); ``blend`` (0..1): the model's
-    weight beside the rollouts; ``bids``: ``"search"``, ``"model"`` or ``"rule"``; ``bid_worlds`` (1..100,000),
+    weight beside the rollouts; ``bids``: ``"search"``, ``"model"`` or ``"rule"``; ``others``: ``"model"`` or
+    ``"rule"``, who takes the decisions that are neither plays nor calls, bids and robs (shows,
+    doubles, 明打 / 暗打, the grab); ``bid_worlds`` (1..100,000),
     ``call_at`` and ``rob_at`` (0..1): the auction's play-outs and thresholds; ``seed`` makes the
     sampling reproducible (``ddz.evaluate`` reseeds each hand's copy)."""
 
     def __init__(self, model: Union[str, "os.PathLike[str]", NeuralModel], *, worlds: int = 32,
                  node_limit: int = 4000, rollout_worlds: int = 500, topk: int = 4, blend: float = 0.5,
-                 bids: str = "search", bid_worlds: int = 256, call_at: float = 0.7, rob_at: float = 0.85,
-                 seed: int = 0, table_mb: float = 16, name: Optional[str] = None) -> None:
+                 bids: str = "search", others: str = "model", bid_worlds: int = 256, call_at: float = 0.7,
+                 rob_at: float = 0.85, seed: int = 0, table_mb: float = 16, name: Optional[str] = None) -> None:
         self.net = NeuralBot(model)
         self.rules = self.net.rules
         self.worlds = int_arg(worlds, "worlds", 1, 10_000)
@@ -127,6 +137,9 @@ class NeuralSearchBot(Bot):
         if bids not in BIDS:
             raise ArgumentError(f"bids must be one of {', '.join(BIDS)}, not {bids!r}")
         self.bids = bids
+        if others not in OTHERS:
+            raise ArgumentError(f"others must be one of {', '.join(OTHERS)}, not {others!r}")
+        self.others = others
         self.bid_worlds = int_arg(bid_worlds, "bid_worlds", 1, 100_000)
         self.call_at = number_arg(call_at, "call_at", 0, 1, lo_open=False)
         self.rob_at = number_arg(rob_at, "rob_at", 0, 1, lo_open=False)
@@ -215,13 +228,12 @@ class NeuralSearchBot(Bot):
     # ---- the auction ----
     def _decide(self, game: Any, seat: int) -> Any:
         legal: List[str] = game.legal_actions()
-        if self.bids == "rule" or (self.bids == "model" and not self.net.model.whole):
-            return self._rule.act(game, seat)
-        if self.bids == "model":
+        judged = any(t in _CALLS for t in legal)
+        way = self.bids if judged or self.bids == "rule" else self.others
+        if way == "model" and self.net.model.whole:
             return self.net.act(game, seat)
-        judged = [t for t in legal if t in _CALLS]
-        if not judged:
-            return self.net.act(game, seat) if self.net.model.whole else self._rule.act(game, seat)
+        if way != "search":  # RuleBot's, and a play-phase model's auction
+            return self._rule.act(game, seat)
         p = self.landlord_worth(game, seat)
         self.last = {"how": "bid", "p": p, "bid_worlds": self.bid_worlds}
         if "ROB" in legal:
