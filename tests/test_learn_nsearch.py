@@ -236,15 +236,15 @@ def test_the_other_decisions_may_be_rulebot_s(variant):
         while not g.is_over and g.phase != "PLAY":
             s = g.current_seat
             token = dict(zip(g.legal_action_ids(), g.legal_actions()))
+            token.update({t: t for t in g.legal_actions()})  # a bot's answer, id or token -> token
             if any(t in _CALLS for t in g.legal_actions()):
                 ruled.act(g, s)
                 assert ruled.last["how"] == "bid"
                 seen["judged"] += 1
             else:
-                as_token = lambda a: token.get(a, a)  # noqa: E731 - an action id or token -> token
-                want, model_says = rb.act(g, s), as_token(net.act(g, s))
-                assert as_token(ruled.act(g, s)) == want and ruled.last == {}
-                assert as_token(own.act(g, s)) == model_says
+                want, model_says = rb.act(g, s), token[net.act(g, s)]
+                assert token[ruled.act(g, s)] == want and ruled.last == {}
+                assert token[own.act(g, s)] == model_says
                 seen["other"] += 1
                 seen["differ"] += want != model_says
             g.apply(rb.act(g, s))

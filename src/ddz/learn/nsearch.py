@@ -117,10 +117,10 @@ class NeuralSearchBot(Bot):
     (1..100,000): deals each candidate is played out in; ``topk`` (0..1,000): the model's best
     actions that are candidates for the rollouts (0: the rollout policy's candidates, SearchBot's:
     one play of each shape, the one breaking the fewest groups); ``blend`` (0..1): the model's
-    weight beside the rollouts; ``bids``: ``"search"``, ``"model"`` or ``"rule"``; ``others``: ``"model"`` or
-    ``"rule"``, who takes the decisions that are neither plays nor calls, bids and robs (shows,
-    doubles, 明打 / 暗打, the grab); ``bid_worlds`` (1..100,000),
-    ``call_at`` and ``rob_at`` (0..1): the auction's play-outs and thresholds; ``seed`` makes the
+    weight beside the rollouts; ``bids``: ``"search"``, ``"model"`` or ``"rule"``; ``others``:
+    ``"model"`` or ``"rule"``, who takes the decisions that are neither plays nor calls, bids and
+    robs (shows, doubles, 明打 / 暗打, the grab); ``bid_worlds`` (1..100,000), ``call_at`` and
+    ``rob_at`` (0..1): the auction's play-outs and thresholds; ``seed`` makes the
     sampling reproducible (``ddz.evaluate`` reseeds each hand's copy)."""
 
     def __init__(self, model: Union[str, "os.PathLike[str]", NeuralModel], *, worlds: int = 32,
