@@ -8,8 +8,8 @@ the hand played by SearchBot (``search:NODES``) at every seat with that seat mad
 With ``--net-kitties K`` it also takes the network's own estimate, ``p_net``: the seat made the
 landlord with each of K kitties drawn from the cards it cannot see, the model's win value of its
 best opening lead, ``(W + 1) / 2``, averaged over the K (what the seat sees then: its hand and the
-kitty); and reports how well each estimate, and their mean, ranks the hands (AUC: the chance that a
-won hand reads higher than a lost one) beside the bins.
+kitty); and reports how well each estimate, their mean and ``RuleBot``'s hand strength (what it
+calls and robs by) rank the hands (AUC: the chance that a won hand reads higher than a lost one).
 
     python benchmarks/bid_calibration.py --deals 100 --out benchmarks/results/nsearch/bid-calibration.json
     python benchmarks/bid_calibration.py --deals 250 --net-kitties 16 --out benchmarks/results/nsearch/bid-estimates.json
@@ -26,7 +26,7 @@ from typing import Any, Dict, List
 import numpy as np
 
 import ddz
-from ddz.bots import SearchBot
+from ddz.bots import SearchBot, hand_strength
 from ddz.learn import NeuralSearchBot, shipped_model
 from ddz.core.cards import deck_ids
 from ddz.search.evaluate import deal_seed
@@ -125,7 +125,8 @@ def main(argv: Any = None) -> int:
             p_net = net_worth(bot, g, seat, args.net_kitties, rng) if args.net_kitties else None
             result = forced_landlord(rules, seed, seat, args.nodes)
             if result >= 0:
-                pairs.append({"deal": d, "seat": seat, "p": round(p, 4), "won": result})
+                pairs.append({"deal": d, "seat": seat, "p": round(p, 4), "won": result,
+                              "strength": hand_strength(g.hand(seat))})
                 if p_net is not None:
                     pairs[-1]["p_net"] = round(p_net, 4)
     ps = np.array([x["p"] for x in pairs])
@@ -136,7 +137,9 @@ def main(argv: Any = None) -> int:
     if args.net_kitties:
         pn = np.array([x["p_net"] for x in pairs])
         net_rows = bins(pn, won, "p_net bin")
-        print(f"AUC: p {auc(ps, won):.3f}, p_net {auc(pn, won):.3f}, their mean {auc((ps + pn) / 2, won):.3f}")
+        strength = np.array([x["strength"] for x in pairs])
+        print(f"AUC: p {auc(ps, won):.3f}, p_net {auc(pn, won):.3f}, their mean {auc((ps + pn) / 2, won):.3f}, "
+              f"RuleBot's hand strength {auc(strength, won):.3f}")
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"deals": args.deals, "seed": args.seed, "nodes": args.nodes, "bid_worlds": args.bid_worlds,
