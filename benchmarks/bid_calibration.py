@@ -90,11 +90,13 @@ def auc(x: Any, won: Any) -> float:
     return float((pos > neg).mean() + 0.5 * (pos == neg).mean())
 
 
-def bins(x: Any, won: Any, title: str) -> List[Dict[str, Any]]:
-    """The landlord's win rate by bins of the estimate ``x``, printed and returned."""
-    print(f"{title:<12} hands  landlord wins")
+def bins(x: Any, won: Any, title: str, edges: List[float] = BINS,
+         outcome: str = "landlord wins") -> List[Dict[str, Any]]:
+    """The rate of ``won`` (0 or 1 a hand) by bins of the estimate ``x`` (``edges``, the last one
+    above 1), printed under ``title`` and returned as rows."""
+    print(f"{title:<12} hands  {outcome}")
     rows = []
-    for lo, hi in zip(BINS, BINS[1:]):
+    for lo, hi in zip(edges, edges[1:]):
         m = (x >= lo) & (x < hi)
         if m.any():
             rows.append({"lo": lo, "hi": min(hi, 1.0), "hands": int(m.sum()), "win_rate": float(won[m].mean())})

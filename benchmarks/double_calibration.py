@@ -24,6 +24,8 @@ from ddz.search.evaluate import deal_seed
 from ddz.search.sample import sample_deals
 from ddz.search.search_bot import _position
 
+from bid_calibration import bins  # this folder's sibling script
+
 BINS = [0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01]
 
 
@@ -44,18 +46,6 @@ def side_worth(game: ddz.Game, seat: int, worlds: int, seed: int) -> float:
         out, _ = _core._rollout(game.rules, [int(w) for w in row], mover, top, owner, passes, left, sides)
         wins += int(sides[out] == sides[seat])
     return wins / len(rows)
-
-
-def table(est: Any, won: Any, title: str) -> List[Dict[str, Any]]:
-    """The outcome's rate by bins of the estimate, printed and returned."""
-    print(f"{title:<12} hands  rate")
-    rows = []
-    for lo, hi in zip(BINS, BINS[1:]):
-        m = (est >= lo) & (est < hi)
-        if m.any():
-            rows.append({"lo": lo, "hi": min(hi, 1.0), "hands": int(m.sum()), "rate": float(won[m].mean())})
-            print(f"[{lo:.1f}, {min(hi, 1.0):.1f})  {int(m.sum()):6d}  {won[m].mean():.3f}")
-    return rows
 
 
 def main(argv: Any = None) -> int:
@@ -98,8 +88,8 @@ def main(argv: Any = None) -> int:
     ruled = np.array([x["rule_fanshen"] for x in triples], dtype=bool)
     if ruled.any():
         print(f"RuleBot's farmer would double {ruled.sum()} hands; the farmer won {won[ruled].mean():.3f} of them")
-    farmer_rows = table(pfs, won, "farmer's p")
-    landlord_rows = table(pls, 1 - won, "landlord's p")
+    farmer_rows = bins(pfs, won, "farmer's p", BINS, "rate won")
+    landlord_rows = bins(pls, 1 - won, "landlord's p", BINS, "rate won")
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"deals": args.deals, "seed": args.seed, "nodes": args.nodes, "worlds": args.worlds,
