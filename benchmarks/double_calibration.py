@@ -1,11 +1,12 @@
 """Whether the search could judge TWOP's 翻身 / 压迫: how well the estimate NeuralSearchBot bids
 by, taken at the doubling window (``side_worth``: the share of sampled deals a seat's side wins
-when the core's rollout policy plays the hand out from where it stands), predicts the hand's outcome under strong play. Each deal's auction is RuleBot's (no 明牌开始);
-at the farmer's 翻身 decision the farmer's and the landlord's estimates are taken, nobody doubles,
-and SearchBot (``search:NODES``) plays both seats to the end. Prints the farmer's win rate by bins
-of each estimate (``fanshen_at`` and ``yapo_at`` are read off it) and writes the triples as JSON.
+when the core's rollout policy plays the hand out from where it stands), predicts the hand's
+outcome under strong play. Each deal's auction is RuleBot's (no 明牌开始); at the farmer's 翻身
+decision the farmer's and the landlord's estimates are taken, nobody doubles, and SearchBot
+(``search:NODES``) plays both seats to the end. Prints the farmer's win rate by bins of each
+estimate (where a threshold for doubling would sit, if any pays) and writes the triples as JSON.
 
-    python benchmarks/double_calibration.py --deals 300 --out benchmarks/results/nsearch/double-calibration.json
+    python benchmarks/double_calibration.py --deals 1000 --out benchmarks/results/nsearch/double-calibration.json
 """
 from __future__ import annotations
 
