@@ -299,6 +299,9 @@ def test_a_run_starts_from_a_model_file(tmp_path):
         Trainer(TrainConfig(**dict(TINY, hidden=[16]), init=model))
     with pytest.raises(ddz.ArgumentError, match="network"):
         Trainer(TrainConfig(**TINY, variant="twop", init=model))
+    # a whole-hands model cannot start a play-phase run: the message names both sides' phases
+    with pytest.raises(ddz.ArgumentError, match=r"whole hands.*; this run trains .*the play phase only"):
+        Trainer(TrainConfig(**TINY, whole=False, init=model))
     assert "init_rules" not in ddz.learn.NeuralModel.load(str(tmp_path / "b" / "model.npz")).meta
 
 

@@ -250,10 +250,14 @@ class Trainer:
         hidden_ok = m.net["hidden"] == self.net["hidden"] or self.config.grow
         if not same_shape or m.net["arch"] != self.net["arch"] or not hidden_ok \
                 or m.net.get("lstm") != self.net.get("lstm") or m.whole != self.whole:
-            raise ArgumentError(f"{shown(path)} holds a {m.net.get('preset')} network {m.net['hidden']} for "
-                                f"{m.rules!r}; this run trains {self.config.net} {self.net['hidden']} for "
-                                f"{self.rules!r}" + (" (grow=True widens a network)" if same_shape and not hidden_ok
-                                                     else ""))
+            # each side named by everything compared, so that the message shows what differs
+            def what(preset: Any, hidden: Any, rules: Any, whole: bool, f: Any) -> str:
+                phases = "whole hands" if whole else "the play phase only"
+                return (f"a {preset} network {hidden} for {rules!r}, {phases}, features of widths "
+                        f"{f.state_dim}/{f.action_dim}/{f.move_dim}")
+            raise ArgumentError(f"{shown(path)} holds {what(m.net.get('preset'), m.net['hidden'], m.rules, m.whole, mf)}"
+                                f"; this run trains {what(self.config.net, self.net['hidden'], self.rules, self.whole, self.feats)}"
+                                + (" (grow=True widens a network)" if same_shape and not hidden_ok else ""))
         if m.rules != self.rules:
             self.init_rules = rules_record(m.rules)
         rng = np.random.default_rng(mix_seed(self.config.seed, 6) % 2**63)
