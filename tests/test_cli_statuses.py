@@ -139,8 +139,11 @@ def test_a_real_sigint_exits_130(argv, prompt, tmp_path):
     record.write_text(g.to_json(), encoding="utf-8")
     # The installed ddz, as a user's terminal runs it (a source tree has no compiled core).
     env = dict(os.environ, COLUMNS="120")
+    # SIGINT as a terminal's shell leaves it to its jobs: a suite started in the background by a
+    # non-interactive shell ignores SIGINT, and a child would inherit that and never see Ctrl-C
     p = subprocess.Popen([sys.executable, "-m", "ddz.cli", *[a.format(record=record) for a in argv]],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         seen = b""
         deadline = time.monotonic() + 60
