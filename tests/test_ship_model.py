@@ -71,3 +71,59 @@ def test_the_entry_takes_the_runs_cpu_seconds_past_its_last_evaluation(tmp_path)
     assert (entry["train_seconds"], entry["cpu_seconds"]) == (20.0, 15.0)
     assert entry["eval_vs_rulebot"] == {"eval_wp": 0.625, "eval_games": 8.0} and entry["hardware"] == "here"
     assert "--oracle-cards 20" in entry["train_command"]
+
+
+def test_decisions_from_ships_one_models_play_with_the_others_decisions(tmp_path):
+    """``--decisions-from``: the shipped file holds the run's play networks and the other model's
+    decisions network, bit for bit; the entry names the other model and leaves out the run's own
+    evaluation (it played the run's decisions); models that differ are refused."""
+    import json
+    import numpy as np
+    import pytest
+    import ddz
+    from ddz.learn import NeuralModel
+    from ship_model import compose_decisions, entry_for
+    from test_learn_bot import random_model
+
+    rules = ddz.Rules.two_player()
+    play, decisions = random_model(rules, hidden=[8], whole=True, seed=1), random_model(rules, hidden=[8], whole=True, seed=2)
+    decisions.meta["frames"] = 123
+    both = compose_decisions(play, decisions)
+    dec = f"p{rules.players}."
+    assert any(k.startswith(dec) for k in both.arrays) and set(both.arrays) == set(play.arrays)
+    for k, v in both.arrays.items():
+        assert np.array_equal(v, (decisions if k.startswith(dec) else play).arrays[k])
+    assert both.meta["decisions_frames"] == 123
+
+    both.save(tmp_path / "both.npz")
+    decisions.save(tmp_path / "decisions.npz")
+    (tmp_path / "config.json").write_text(json.dumps({**CONFIG, "variant": "two_player", "whole": True}))
+    (tmp_path / "log.csv").write_text("train_seconds,cpu_seconds,frames,eval_wp,eval_games\n"
+                                      "10.0,7.5,1000,,\n10.0,,1000,0.125,8\n")
+    entry = entry_for(str(tmp_path), None, src=str(tmp_path / "both.npz"),
+                      decisions_from=str(tmp_path / "decisions.npz"))
+    assert entry["decisions_from"]["frames"] == 123 and entry["decisions_from"]["file"].endswith("decisions.npz")
+    assert "eval_vs_rulebot" not in entry and entry["cpu_seconds"] == 7.5
+    reloaded = NeuralModel.load(str(tmp_path / "both.npz"))
+    assert all(np.array_equal(reloaded.arrays[k], both.arrays[k]) for k in both.arrays)
+
+    with pytest.raises(SystemExit, match="network"):
+        compose_decisions(play, random_model(rules, hidden=[16], whole=True))
+    with pytest.raises(SystemExit, match="rules"):
+        compose_decisions(play, random_model(ddz.Rules.classic(), hidden=[8], whole=True))
+    with pytest.raises(SystemExit, match="whole-hands"):
+        compose_decisions(random_model(rules, hidden=[8]), random_model(rules, hidden=[8]))
+
+
+def test_a_chain_may_name_the_frames_an_earlier_run_stopped_at(tmp_path):
+    """``--after RUN_DIR@FRAMES``: the earlier run's command stops at FRAMES, not at its model's."""
+    import json
+    import ddz
+    from test_learn_bot import random_model
+
+    random_model(ddz.Rules.classic(), hidden=[8]).save(tmp_path / "model.npz")  # frames 0
+    (tmp_path / "config.json").write_text(json.dumps(CONFIG))
+    cmd = chain_command("classic", [f"{tmp_path}@5000"], CONFIG, 9000, False)
+    first, last = cmd.split(" && ")
+    assert _parse(first).frames == 5000 and _parse(last).frames == 9000
+    assert _parse(last).init == "runs/classic-1/model.npz"

@@ -3,6 +3,12 @@
 
     python tools/ship_model.py benchmarks/results/train-classic-whole --hardware "2 shared cores"
     python tools/ship_model.py RUN_DIR --check      # only say whether it could be shipped
+    python tools/ship_model.py RUN_DIR --decisions-from OTHER.npz   # OTHER's auction network
+
+``--decisions-from`` ships the run's play networks with another model's decisions network (the
+auction, 抢牌, 明打 / 暗打, 翻身 / 压迫): for a run whose play improved while its own decisions
+degenerated. The other model must be of the same rules, features, action space and network, and
+the entry names it (``decisions_from``).
 
 The model must load (``NeuralModel.load``: this build's action space and encoder) and be at
 most ``MAX_MODEL_BYTES`` (8 MiB); ``--float16`` stores its weights as float16 (half the bytes;
@@ -71,6 +77,23 @@ def train_command(variant: str, config: Dict[str, Any], frames: int, out: str, i
     return " ".join(parts)
 
 
+def compose_decisions(play: "NeuralModel", decisions: "NeuralModel") -> "NeuralModel":
+    """``play``'s networks with ``decisions``'s decisions network (a whole-hands model's last
+    position). Both must be whole-hands models of the same rules, features, action space and
+    network; the meta is ``play``'s, with ``decisions_frames``: the other's frames."""
+    for what, a, b in (("rules", play.rules, decisions.rules), ("network", play.net, decisions.net),
+                       ("features", play.meta.get("encoder"), decisions.meta.get("encoder")),
+                       ("action space", play.meta.get("action_space"), decisions.meta.get("action_space"))):
+        if a != b:
+            raise SystemExit(f"--decisions-from: the models differ in their {what}: {a!r} and {b!r}")
+    if not (play.whole and decisions.whole):
+        raise SystemExit("--decisions-from: both models must be whole-hands models (play-phase models make no decisions)")
+    prefix = f"p{play.rules.players}."  # the decisions network follows the play positions
+    arrays = {k: (decisions.arrays[k] if k.startswith(prefix) else v) for k, v in play.arrays.items()}
+    return NeuralModel(play.rules, play.net, arrays,
+                       meta={**play.meta, "decisions_frames": int(decisions.meta.get("frames", 0))})
+
+
 def half_copy(src: str, dst: str) -> None:
     """The model file ``src`` written to ``dst`` with its weights as float16."""
     import numpy as np
@@ -82,22 +105,24 @@ def half_copy(src: str, dst: str) -> None:
 def chain_command(variant: str, run_dirs: List[str], last_config: Dict[str, Any], frames: int,
                   whole: bool) -> str:
     """The commands that reproduce a model trained in steps: each earlier run (``run_dirs``, in
-    order; each stopped at its ``model.npz``'s frames) then the last, each after the first
+    order; each stopped at its ``model.npz``'s frames, or at ``RUN_DIR@FRAMES``'s) then the last, each after the first
     starting from the one before's model (``--init``)."""
     cmds, init = [], None
-    for k, d in enumerate(run_dirs):
+    for k, spec in enumerate(run_dirs):
+        d, _, at = spec.partition("@")  # RUN_DIR@FRAMES: the run stopped earlier than its model.npz
         with open(os.path.join(d, "config.json"), encoding="utf-8") as f:
             cfg = json.load(f)
         out = f"runs/{variant}-{k + 1}"
-        cmds.append(train_command(variant, {**cfg, "whole": whole}, int(NeuralModel.load(
-            os.path.join(d, "model.npz")).meta.get("frames", 0)), out, init))
+        stopped = int(at) if at else int(NeuralModel.load(os.path.join(d, "model.npz")).meta.get("frames", 0))
+        cmds.append(train_command(variant, {**cfg, "whole": whole}, stopped, out, init))
         init = f"{out}/model.npz"
     cmds.append(train_command(variant, {**last_config, "whole": whole}, frames, f"runs/{variant}", init))
     return " && ".join(cmds)
 
 
 def entry_for(run_dir: str, hardware: Optional[str], source: Optional[str] = None,
-              src: Optional[str] = None, after: Optional[List[str]] = None) -> Dict[str, Any]:
+              src: Optional[str] = None, after: Optional[List[str]] = None,
+              decisions_from: Optional[str] = None) -> Dict[str, Any]:
     src = src or os.path.join(run_dir, "model.npz")
     model = NeuralModel.load(src)  # ModelError when this build cannot play it
     size = os.path.getsize(src)
@@ -125,13 +150,17 @@ def entry_for(run_dir: str, hardware: Optional[str], source: Optional[str] = Non
         "train_command": chain_command(variant, list(after or []), config, frames, model.whole),
     }
     if after:
-        entry["started_from"] = [os.path.relpath(os.path.abspath(d), ROOT) for d in after]
+        entry["started_from"] = [os.path.relpath(os.path.abspath(d), ROOT) + (f"@{at}" if at else "")
+                                 for d, _, at in (a.partition("@") for a in after)]
+    if decisions_from:
+        entry["decisions_from"] = {"file": os.path.relpath(os.path.abspath(decisions_from), ROOT),
+                                   "frames": int(model.meta.get("decisions_frames", 0))}
     if timed:
         entry["train_seconds"] = float(timed[-1]["train_seconds"])
     cpu = [r for r in rows if r.get("cpu_seconds")]  # an evaluation's row has none
     if cpu:
         entry["cpu_seconds"] = float(cpu[-1]["cpu_seconds"])
-    if evals:
+    if evals and not decisions_from:  # the run's evaluations played its own decisions, not the shipped ones
         e = evals[-1]
         # a role the model never played (nan) is left out: the index stays strict JSON
         entry["eval_vs_rulebot"] = {k: float(e[k]) for k in ("eval_wp", "eval_wp_landlord", "eval_wp_farmer",
@@ -150,16 +179,24 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--check", action="store_true", help="only check the model and print its entry")
     ap.add_argument("--after", action="append", default=[], metavar="RUN_DIR",
                     help="an earlier run this one started from (--init), in order, repeatable: the "
-                         "reproducing command chains them (default: none)")
+                         "reproducing command chains them; RUN_DIR@FRAMES for a run whose model.npz "
+                         "went on past the model the next one started from (default: none)")
+    ap.add_argument("--decisions-from", default=None, metavar="MODEL",
+                    help="ship the run's play networks with MODEL's decisions network (the auction "
+                         "and the other decisions; same rules, features and network) (default: the run's own)")
     ap.add_argument("--float16", action="store_true",
                     help="store the weights as float16 (half the size; computed in float32) (default: as trained)")
     args = ap.parse_args(argv)
     tmp = tempfile.mkdtemp()
     src = os.path.join(args.run_dir, "model.npz")
+    if args.decisions_from:
+        compose_decisions(NeuralModel.load(src), NeuralModel.load(args.decisions_from)).save(
+            os.path.join(tmp, "composed.npz"))
+        src = os.path.join(tmp, "composed.npz")
     if args.float16:
         half_copy(src, os.path.join(tmp, "model.npz"))
         src = os.path.join(tmp, "model.npz")
-    entry = entry_for(args.run_dir, args.hardware, args.source, src, args.after)
+    entry = entry_for(args.run_dir, args.hardware, args.source, src, args.after, args.decisions_from)
     print(json.dumps(entry, indent=2))
     if args.check:
         return 0
