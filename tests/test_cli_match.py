@@ -55,3 +55,8 @@ def test_play_seats_the_search_over_the_model():
     one, two = bot_for(1), bot_for(2)
     assert kind == "nsearch" and rules == ddz.Rules.classic()
     assert isinstance(one, NeuralSearchBot) and one.net.model is two.net.model and one._seed != two._seed
+    # the variant's strongest measured settings, not the constructor's defaults
+    from ddz.learn.nsearch import STRONGEST
+    assert all(getattr(one, k) == v for k, v in STRONGEST["classic"].items())
+    _, _, bot_for = _bots(argparse.Namespace(bot="nsearch", model=None, variant=ddz.Rules.bengbu(), seed=5))
+    assert (bot_for(1).others, bot_for(1).call_at) == ("rule", 0.8)

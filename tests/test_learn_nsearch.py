@@ -287,3 +287,48 @@ def test_a_whole_hand_model_may_bid_as_rulebot(variant):
 def test_neuralbot_bids_are_checked(model):
     with pytest.raises(ArgumentError):
         NeuralBot(model, bids="guess")
+
+
+# The record of each variant's strongest search against SearchBot (benchmarks/results/), whose
+# settings NeuralSearchBot.shipped must play.
+STRONGEST_RECORDS = {
+    "classic": "ablation-cpu/nsearch-oracle-2h-vs-search4000.json",
+    "two_player": "nsearch/twop-nsearch-best-vs-search4000-2000.json",
+    "bengbu": "nsearch/bengbu-nsearch-oracle-c80-vs-search4000.json",
+}
+SETTINGS = ("worlds", "node_limit", "rollout_worlds", "topk", "blend", "bids", "others", "bid_worlds", "call_at",
+            "rob_at")
+
+
+@pytest.mark.parametrize("variant", sorted(STRONGEST_RECORDS))
+def test_the_shipped_search_plays_the_settings_measured_strongest(variant):
+    """``NeuralSearchBot.shipped(variant)``: the shipped model with the settings of the match
+    recorded as the variant's strongest search against SearchBot (its spec read by the same
+    parser, ``@PATH`` aside: the shipped model's networks are the ones that played), and the
+    ``nsearch:strongest`` spec is the same bot; keyword arguments override a setting."""
+    import json
+    import os
+    from ddz.learn.agents import agent
+    from ddz.learn.nsearch import STRONGEST, strongest_settings
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "results")
+    with open(os.path.join(root, STRONGEST_RECORDS[variant]), encoding="utf-8") as f:
+        record = json.load(f)
+    assert record["b"] == "search:4000" and record["deals"] >= 300
+    rules = ddz.Rules.named(variant)
+    measured = agent(record["a"].partition("@")[0], rules)
+    bot = NeuralSearchBot.shipped(variant)
+    assert bot.net.model is shipped_model(variant)
+    for k in SETTINGS:
+        assert getattr(bot, k) == getattr(measured, k) == getattr(agent("nsearch:strongest", rules), k), k
+    assert strongest_settings(rules) == STRONGEST[variant] and strongest_settings(rules) is not STRONGEST[variant]
+    assert NeuralSearchBot.shipped(rules, call_at=0.9, seed=3).call_at == 0.9
+    assert agent("nsearch:strongest:call_at=0.9", rules).call_at == 0.9
+
+
+def test_the_shipped_search_needs_a_shipped_model(monkeypatch):
+    import ddz.learn.shipped as S
+    from ddz.learn import ModelError
+    monkeypatch.setattr(S, "SHIPPED", {v: e for v, e in S.SHIPPED.items() if v != "bengbu"})
+    S._load.cache_clear()  # the package as if no BENGBU4 model were shipped
+    with pytest.raises(ModelError, match="no model is shipped for bengbu"):
+        NeuralSearchBot.shipped("bengbu")

@@ -436,6 +436,9 @@ def test_nsearch_bots_play_the_bot_seats(tmp_path):
     srv = Server(ServerConfig(db=":memory:", bot={"classic": "nsearch", "twop": "nsearch"}, search_nodes=500,
                               models=(str(tmp_path / "twop.npz"),)))
     assert isinstance(srv.bots["novice"], NeuralSearchBot) and srv.bots["novice"].node_limit == 500
+    # the variant's strongest measured settings but the node limit given
+    from ddz.learn.nsearch import STRONGEST
+    assert all(getattr(srv.bots["novice"], k) == v for k, v in STRONGEST["classic"].items() if k != "node_limit")
     assert srv.bots["novice"] is srv.bots["advanced"]                                # one bot a variant
     assert srv.bots["novice"].net.model is ddz.learn.shipped_model("classic")
     twop_room = next(n for n, r in srv.rooms.items() if r.variant == "two_player")

@@ -21,7 +21,7 @@ def add_parser(sub: Any) -> None:
                                     "the role-balanced win rate (parity 0.5), the score margin (parity 0) and "
                                     "the landlord share with 95 % intervals over deals, and each agent's CPU time "
                                     "a decision. Agents: rule, random, search:NODES, neural[:PATH][:bids=rule], "
-                                    "nsearch[:WORLDS][:KEY=VALUE...][@PATH], a model file, or rlcard.")
+                                    "nsearch[:WORLDS][:strongest][:KEY=VALUE...][@PATH], a model file, or rlcard.")
     mt.add_argument("a", help="agent A")
     mt.add_argument("b", help="agent B")
     mt.add_argument("--variant", default="classic", metavar="NAME",

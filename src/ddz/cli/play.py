@@ -34,7 +34,8 @@ __all__ = ["VARIANTS", "BOT_KINDS", "rules_of", "neural_bot", "show_cards", "pla
 # One set of rules names for every subcommand: Rules.named's (the variants, the compat presets,
 # their aliases).
 VARIANTS: Mapping[str, str] = RULES_NAMES
-#: ``ddz play --bot``: RuleBot, RandomBot, or NeuralBot (a shipped model or ``--model``).
+#: ``ddz play --bot``: RuleBot, RandomBot, NeuralBot (a shipped model or ``--model``) or
+#: NeuralSearchBot over that model (its variant's strongest measured settings).
 BOT_KINDS = ("rules", "random", "neural", "nsearch")
 
 
@@ -263,10 +264,13 @@ def _bots(args: argparse.Namespace) -> Tuple[Rules, str, Callable[[int], Any]]:
     if kind == "neural":
         bot = neural_bot(args.variant, args.model)
         return args.variant or bot.rules, kind, lambda seat: bot
-    if kind == "nsearch":  # the search over the model (ddz.learn.NeuralSearchBot), its default budget
+    if kind == "nsearch":  # the search over the model (ddz.learn.NeuralSearchBot), its variant's strongest settings
         from ..learn import NeuralSearchBot
+        from ..learn.nsearch import strongest_settings
         net = neural_bot(args.variant, args.model)
-        return args.variant or net.rules, kind, lambda seat: NeuralSearchBot(net.model, seed=(args.seed or 0) + seat)
+        settings = strongest_settings(net.rules)
+        return args.variant or net.rules, kind, lambda seat: NeuralSearchBot(net.model, **settings,
+                                                                             seed=(args.seed or 0) + seat)
     rules = args.variant or Rules.classic()
     if kind == "rules":
         return rules, kind, lambda seat: RuleBot()

@@ -6,7 +6,9 @@ count, no clock: background load changes nothing; default 4000), ``neural`` (the
 shipped model) or ``neural:PATH`` (a model file), either with ``:bids=rule`` (RuleBot's bids, the
 model's play), and ``nsearch[:ROLLOUT_WORLDS][:KEY=VALUE...][@PATH]``
 (``NeuralSearchBot`` over the shipped model or the file PATH; each ``KEY=VALUE`` one of its
-keyword arguments: ``nsearch:1000:topk=6:bids=rule``). A path may also be given alone
+keyword arguments: ``nsearch:1000:topk=6:bids=rule``; ``strongest`` among them, the variant's
+strongest measured settings, ``nsearch.STRONGEST``, which the parts after it override:
+``nsearch:strongest:seed=3``). A path may also be given alone
 (``runs/x/model.npz``): ``neural:`` that file.
 
 ``Timed(agent)`` measures the CPU time (``time.process_time``) of each of the agent's decisions
@@ -32,7 +34,8 @@ from .shipped import shipped_model
 __all__ = ["agent", "SPECS", "Timed", "cpu_summary", "BidsAsRuleBot"]
 
 #: The spec forms ``agent`` reads (for help texts and error messages).
-SPECS = "rule, random, search[:NODES], neural[:PATH][:bids=rule], nsearch[:WORLDS][:KEY=VALUE...][@PATH], or a model file"
+SPECS = ("rule, random, search[:NODES], neural[:PATH][:bids=rule], nsearch[:WORLDS][:strongest][:KEY=VALUE...][@PATH], "
+         "or a model file")
 
 
 def agent(spec: str, rules: Rules) -> Any:
@@ -60,7 +63,10 @@ def agent(spec: str, rules: Rules) -> Any:
         kw: Dict[str, Any] = {}
         for part in (x for x in body.split(":") if x):
             key, eq, val = part.partition("=")
-            if not eq:
+            if part == "strongest":  # the variant's strongest measured settings, later parts overriding
+                from .nsearch import strongest_settings
+                kw.update(strongest_settings(rules))
+            elif not eq:
                 kw["rollout_worlds"] = int(part)
             elif key in ("bids", "others"):
                 kw[key] = val

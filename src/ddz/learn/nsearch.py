@@ -31,6 +31,9 @@ profits from it. TWOP's shipped model chooses 明牌开始 before every deal: it
 the opponent's search for the whole hand, and a shower becomes the landlord when nobody calls,
 whatever its own bids decided. ``RuleBot`` never shows before the deal.
 
+``NeuralSearchBot.shipped(variant)`` is the strongest search measured for a variant: its shipped
+model with ``STRONGEST``'s settings for it.
+
 The budget is counted, never timed (``worlds``, ``node_limit``, ``rollout_worlds``,
 ``bid_worlds``), so a decision depends only on the game, the seed and the model, never on the
 machine's load. ``last`` records what the last decision did (``"how"``: ``"single"``, ``"exact"``,
@@ -58,12 +61,33 @@ from .bot import NeuralBot, _seat_of
 from .model import NeuralModel
 from .nets import acting_value
 
-__all__ = ["NeuralSearchBot", "BIDS", "OTHERS", "exact_wins"]
+__all__ = ["NeuralSearchBot", "BIDS", "OTHERS", "STRONGEST", "strongest_settings", "exact_wins"]
 
 #: How a ``NeuralSearchBot`` makes its auction decisions.
 BIDS = ("search", "model", "rule")
 #: Who takes a ``NeuralSearchBot``'s decisions outside the play and the calls, bids and robs.
 OTHERS = ("model", "rule")
+
+#: Each variant's settings of the strongest ``NeuralSearchBot`` measured over its shipped model
+#: against SearchBot at 4,000 nodes (docs/models.md, "The search over the network"): CLASSIC3
+#: 0.636 / +0.75 and TWOP 0.491 / +1.46 over 2,000 deals, BENGBU4 0.692 / +0.76 over the first
+#: 310. Why they differ: a wider search paid in CLASSIC3 and TWOP; in BENGBU4 a higher bar and
+#: ``RuleBot``'s grabs and shows did (the shipped decisions network grabs wherever it may, a seat
+#: SearchBot's three farmers beat). ``NeuralSearchBot.shipped`` and ``strongest_settings`` read it.
+STRONGEST: Dict[str, Dict[str, Any]] = {
+    "classic": {"rollout_worlds": 1000, "topk": 0, "node_limit": 16000, "worlds": 48, "call_at": 0.7, "rob_at": 0.85},
+    "two_player": {"rollout_worlds": 1000, "topk": 0, "node_limit": 16000, "worlds": 48, "call_at": 0.75,
+                   "rob_at": 0.85},
+    "bengbu": {"others": "rule", "call_at": 0.8},
+}
+
+
+def strongest_settings(rules: Any) -> Dict[str, Any]:
+    """The keyword arguments of the strongest ``NeuralSearchBot`` measured for the variant of
+    ``rules`` (a ``Rules`` value, a variant name or an alias): a copy of ``STRONGEST``'s entry."""
+    from .shipped import variant_name
+    return dict(STRONGEST.get(variant_name(rules), {}))
+
 
 # The auction tokens a decision is judged by the landlord's worth p at (the others: the model's).
 _CALLS = frozenset({"CALL", "BID1", "ROB"})
@@ -151,6 +175,15 @@ class NeuralSearchBot(Bot):
         # a win value to blend: a wp model's Q, or a two-headed model's first head
         self._wp = self.net.model.meta.get("objective") == "wp" or self.net.model.heads == 2
         self.last: Dict[str, Any] = {}
+
+    @classmethod
+    def shipped(cls, variant_or_rules: Any, **settings: Any) -> "NeuralSearchBot":
+        """The strongest search measured for a variant (``"classic"``, ``"twop"``, ``"bengbu"``,
+        any alias, or a ``Rules`` value): the model shipped for it (``ddz.learn.shipped_model``;
+        ``ModelError`` when none is) with the variant's ``STRONGEST`` settings, each of which a
+        keyword argument overrides (``NeuralSearchBot.shipped("bengbu", seed=7)``)."""
+        from .shipped import shipped_model
+        return cls(shipped_model(variant_or_rules), **{**strongest_settings(variant_or_rules), **settings})
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "NeuralSearchBot":
         twin = object.__new__(NeuralSearchBot)

@@ -25,6 +25,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 from ..core.errors import ArgumentError, ArgumentTypeError, shown
 from ..core.variants import VARIANT
 from ..learn import ModelError, NeuralBot, NeuralModel, NeuralSearchBot, shipped_model
+from ..learn.nsearch import strongest_settings
 from ..rooms.room import Room
 from ..search.bots import Bot, RuleBot, SearchBot
 from ..core.rules import Rules
@@ -96,7 +97,8 @@ def room_bots(rooms: Mapping[str, Room], choice: BotChoice = "rules",
     or ``"nsearch"`` for every variant, or a kind per variant (``{"classic": "neural"}``; a
     variant left out: rules). ``search_nodes``: the node limit of a ``"search"`` or ``"nsearch"``
     bot's exact search of each sampled deal (``SearchBot(time_per_move=None,
-    node_limit=search_nodes)``, ``NeuralSearchBot(model, node_limit=search_nodes)``: a decision
+    node_limit=search_nodes)``, ``NeuralSearchBot`` with its variant's strongest measured settings,
+    ``ddz.learn.nsearch.STRONGEST``, but ``node_limit=search_nodes``): a decision
     depends on no clock; at 4,000 nine in ten of SearchBot's take under 25 ms of CPU, and an early
     play decision, where no sampled deal is solved within the limit and the candidates are played
     out instead, up to some 0.4 s: it thinks off the event loop).
@@ -139,7 +141,8 @@ def room_bots(rooms: Mapping[str, Room], choice: BotChoice = "rules",
             except ModelError as e:
                 raise ModelError(f"{e}: give it with --model PATH (ServerConfig.models), or let them play rules") \
                     from None
-            bot: Bot = NeuralBot(model) if kinds[v] == "neural" else NeuralSearchBot(model, node_limit=search_nodes)
+            bot: Bot = NeuralBot(model) if kinds[v] == "neural" else NeuralSearchBot(
+                model, **{**strongest_settings(model.rules), "node_limit": search_nodes})
             for n in names:
                 model.check_rules(room_rules(rooms[n]))
         except ModelError as e:
