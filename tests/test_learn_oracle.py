@@ -183,3 +183,53 @@ def test_ddz_train_takes_the_oracle_and_the_deal_filter(tmp_path) -> None:
         (18, 5000, 0.8, 0.2, 0)
     assert main(["train", "--objective", "adp", "--deal-filter", "0.8", "--out", str(tmp_path / "bad"),
                  "--frames", "10", "--quiet"]) != 0
+
+
+def test_oracle_play_only_leaves_the_decisions_the_outcome() -> None:
+    """``oracle_play_only``: the same hands, the same play; the play's frames learn the verdicts as
+    under the full target, the decisions' frames (the decision network's) learn exactly what they
+    learn without the target, the hand's outcome. Options that could not act are refused."""
+    tr = Trainer(TrainConfig(**dict(TINY, objective="wp", seed=5)))
+    runs = []
+    for cards, play_only in ((0, False), (20, False), (20, True)):
+        actor = Actor(tr.rules, tr.feats, 32, "wp", 0.1, False, oracle_cards=cards, oracle_play_only=play_only)
+        actor.reset(9)
+        frames = []
+        for _ in range(300):
+            frames += actor.step(tr.model)
+        runs.append(frames)
+    plain, full, play_only = runs
+    decisions = tr.feats.decision_position
+    seen = {"decisions": 0, "changed play": 0}
+    for a, b, c in zip(plain, full, play_only):
+        assert a[0] == b[0] == c[0]
+        for k in (1, 2, 3):
+            assert np.array_equal(b[k], c[k])
+        if a[0] == decisions:
+            assert np.array_equal(c[4], a[4])  # the outcome, as without the target
+            seen["decisions"] += len(c[4])
+        else:
+            assert np.array_equal(c[4], b[4])  # the verdicts, as under the full target
+            seen["changed play"] += int((b[4] != a[4]).sum())
+    assert seen["decisions"] > 0 and seen["changed play"] > 0
+    # the full target does change some decisions' frames: what play-only keeps from them
+    assert any(not np.array_equal(a[4], b[4]) for a, b in zip(plain, full) if a[0] == decisions)
+    with pytest.raises(ddz.ArgumentError, match="needs oracle_cards"):
+        TrainConfig(oracle_play_only=True).check()
+    with pytest.raises(ddz.ArgumentError, match="play-phase"):
+        TrainConfig(oracle_cards=20, oracle_play_only=True, whole=False).check()
+    with pytest.raises(ddz.ArgumentError, match="must be a bool"):
+        TrainConfig(oracle_cards=20, oracle_play_only=1).check()
+
+
+def test_ddz_train_takes_oracle_play_only(tmp_path) -> None:
+    import json
+    import os
+    from ddz.cli import main
+    out = str(tmp_path / "run")
+    assert main(["train", "--variant", "bengbu", "--objective", "wp", "--frames", "600", "--out", out,
+                 "--tables", "8", "--batch-size", "64", "--hidden", "16", "--eval-games", "0", "--quiet",
+                 "--oracle-cards", "24", "--oracle-nodes", "2000", "--oracle-play-only"]) == 0
+    with open(os.path.join(out, "config.json")) as f:
+        assert json.load(f)["oracle_play_only"] is True
+    assert main(["train", "--oracle-play-only", "--out", str(tmp_path / "bad"), "--frames", "10", "--quiet"]) != 0

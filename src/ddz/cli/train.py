@@ -76,6 +76,9 @@ def add_parser(sub: Any) -> None:
                          "learn; training only (default 0: the outcome)")
     tr.add_argument("--oracle-nodes", type=int, default=20000, metavar="NODES",
                     help="the solver's node limit a position under --oracle-cards (default 20000)")
+    tr.add_argument("--oracle-play-only", action="store_true",
+                    help="under --oracle-cards, only the play's frames learn the verdict; the decisions' frames "
+                         "(bids, shows, ...) learn the hand's outcome (default: all frames the verdict)")
     tr.add_argument("--deal-filter", type=float, default=0.0, metavar="P",
                     help="a coach against lopsided deals (objective wp): a hand whose landlord's network puts "
                          "its own win at P or more, or 1-P or less, at its first play is finished by the rule "
@@ -183,6 +186,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
                               schedule_frames=args.schedule_frames, lr_end=args.lr_end,
                               epsilon_end=args.epsilon_end, bid_epsilon_end=args.bid_epsilon_end,
                               oracle_cards=args.oracle_cards, oracle_nodes=args.oracle_nodes,
+                              oracle_play_only=args.oracle_play_only,
                               deal_filter=args.deal_filter, filter_keep=args.filter_keep,
                               filter_after=args.filter_after)
             trainer = Trainer(cfg, out=args.out)

@@ -35,7 +35,8 @@ class _RayActor:
         positions = rules.players + (1 if cfg.whole else 0)
         self.model = QModel(net, positions, feats.state_dim, feats.action_dim, GROUP * feats.move_dim)
         self.actor = Actor(rules, feats, cfg.tables, cfg.objective, cfg.epsilon, net["arch"] == "lstm",
-                           cfg.rule_tables, cfg.bid_epsilon, cfg.oracle_cards, cfg.oracle_nodes)
+                           cfg.rule_tables, cfg.bid_epsilon, cfg.oracle_cards, cfg.oracle_nodes,
+                           oracle_play_only=cfg.oracle_play_only)
         self.actor.reset(seed)
 
     def run(self, weights: Dict[str, Any], steps: int, eps: Tuple[float, float]) -> List[Any]:

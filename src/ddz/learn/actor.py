@@ -83,7 +83,8 @@ class Actor:
     first verdict at or after its own action (the hand's outcome when none came). The outcome of
     a hand is the verdict on its last position, so this only replaces the random part of it,
     how the rest was played, by best play with every hand seen: a lower-variance target, biased
-    towards what an all-seeing player would make of the position.
+    towards what an all-seeing player would make of the position. ``oracle_play_only``: the
+    decisions' frames (the decision network's) learn the outcome all the same.
 
     ``deal_filter`` (0: off; objective ``wp``): a coach against lopsided deals, after DouZero+'s.
     At the landlord's first play of a hand the landlord's network estimates its win
@@ -97,7 +98,7 @@ class Actor:
     def __init__(self, rules: Rules, feats: Features, tables: int, objective: str, epsilon: float,
                  lstm: bool, rule_tables: float = 0.0, bid_epsilon: Optional[float] = None,
                  oracle_cards: int = 0, oracle_nodes: int = 20000, deal_filter: float = 0.0,
-                 filter_keep: float = 0.1) -> None:
+                 filter_keep: float = 0.1, oracle_play_only: bool = False) -> None:
         self.rules, self.feats, self.n = rules, feats, tables
         self.objective, self.epsilon, self.lstm = objective, epsilon, lstm
         # the decision network's exploration (bids, shows, ...): epsilon unless given; the trainer's
@@ -112,6 +113,7 @@ class Actor:
         self.scale = float(REWARD_SCALE[rules.variant]) if self.whole else 1.0
         self.frames_made = 0
         self.oracle_cards, self.oracle_nodes = int(oracle_cards), int(oracle_nodes)
+        self.oracle_play_only = bool(oracle_play_only)
         self.deal_filter, self.filter_keep = float(deal_filter), float(filter_keep)
         self.filtering = True  # the trainer holds the filter off during its warm-up (filter_after)
         self.hands_done = self.hands_filtered = 0  # hands ended, and those the filter finished
@@ -287,6 +289,9 @@ class Actor:
         seat = self.t_seat[done, :cut][mask].astype(np.int64)
         pos = self.t_pos[done, :cut][mask]
         table = np.repeat(np.arange(len(done)), lengths)
+        if lead is not None and self.oracle_play_only:  # the decisions learn the outcome, the play the verdict
+            outcome = np.where(winner < 0, -1, np.where(winner == 0, 1, 0)).astype(np.int8)
+            lead = np.where(pos == self.feats.decision_position, outcome[table], lead)
         if lead is None:
             won = (seat == landlord[table]) == (winner[table] == 0)
             sign = np.where(winner[table] < 0, 0.0, np.where(won, 1.0, -1.0)).astype(np.float32)

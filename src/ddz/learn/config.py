@@ -98,6 +98,12 @@ class TrainConfig:
     ``wp+score`` stay the hand's."""
     oracle_nodes: int = 20000
     """The solver's node limit a position (a position it does not solve within it keeps the outcome)."""
+    oracle_play_only: bool = False
+    """With ``oracle_cards``: only the play's frames learn the verdict; the decisions' frames (the
+    auction, shows, 翻身 / 压迫, 明打 / 暗打, the grab) learn the hand's outcome. Why: a verdict that
+    sees every hand plays the farmers as one, so it can value the landlord's seat below what real
+    play makes of it, and the bids learn not to take it (a BENGBU4 run's bids collapsed so;
+    benchmarks/results/bengbu-oracle/). Whole hands only."""
     deal_filter: float = 0.0
     """A coach against lopsided deals (0: none; in (0.5, 1), objective ``wp``): a hand whose landlord's
     network puts its own win at or beyond this (or at or below one minus it) at its first play is,
@@ -175,6 +181,12 @@ class TrainConfig:
                                 "(use wp, adp or wp+score)")
         if isinstance(self.oracle_nodes, bool) or not isinstance(self.oracle_nodes, int) or self.oracle_nodes < 1:
             raise ArgumentError(f"oracle_nodes must be an int >= 1, not {shown(self.oracle_nodes)}")
+        if not isinstance(self.oracle_play_only, bool):
+            raise ArgumentError(f"oracle_play_only must be a bool, not {shown(self.oracle_play_only)}")
+        if self.oracle_play_only and not self.oracle_cards:
+            raise ArgumentError("oracle_play_only keeps the verdict to the play's frames; it needs oracle_cards > 0")
+        if self.oracle_play_only and not self.whole:
+            raise ArgumentError("oracle_play_only: a play-phase run (whole=False) has no decisions' frames")
         for name, lo in (("deal_filter", 0.0), ("filter_keep", 0.0)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= 1.0:

@@ -283,7 +283,7 @@ class Trainer:
         cfg = self.config
         actor = Actor(self.rules, self.feats, cfg.tables, cfg.objective, cfg.epsilon, self.lstm, cfg.rule_tables,
                       cfg.bid_epsilon, cfg.oracle_cards, cfg.oracle_nodes,
-                      cfg.deal_filter, cfg.filter_keep)
+                      cfg.deal_filter, cfg.filter_keep, oracle_play_only=cfg.oracle_play_only)
         self.explore(actor)
         return actor
 
