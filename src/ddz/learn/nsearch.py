@@ -70,8 +70,8 @@ OTHERS = ("model", "rule")
 
 #: Each variant's settings of the strongest ``NeuralSearchBot`` measured over its shipped model
 #: against SearchBot at 4,000 nodes (docs/models.md, "The search over the network"): CLASSIC3
-#: 0.636 / +0.75 and TWOP 0.491 / +1.46 over 2,000 deals, BENGBU4 0.692 / +0.76 over the first
-#: 310. Why they differ: a wider search paid in CLASSIC3 and TWOP; in BENGBU4 a higher bar and
+#: 0.636 / +0.75 and TWOP 0.491 / +1.46 over 2,000 deals, BENGBU4 0.677 / +0.76 over the first
+#: 980. Why they differ: a wider search paid in CLASSIC3 and TWOP; in BENGBU4 a higher bar and
 #: ``RuleBot``'s grabs and shows did (the shipped decisions network grabs wherever it may, a seat
 #: SearchBot's three farmers beat). ``NeuralSearchBot.shipped`` and ``strongest_settings`` read it.
 STRONGEST: Dict[str, Dict[str, Any]] = {
