@@ -258,7 +258,7 @@ class Actor:
         neither) standing as the verdict on its last position. Clears those tables' verdicts."""
         v = self.t_orc[done, :cut].copy()
         last = lengths - 1
-        v[np.arange(len(done)), last] = np.where(winner < 0, -1, np.where(winner == 0, 1, 0))
+        v[np.arange(len(done)), last] = _verdict_of(winner)
         nxt = np.full(len(done), -1, dtype=np.int8)
         for j in range(cut - 1, -1, -1):  # backward: a column takes the next verdict where its own is unknown
             col = v[:, j]
@@ -290,8 +290,7 @@ class Actor:
         pos = self.t_pos[done, :cut][mask]
         table = np.repeat(np.arange(len(done)), lengths)
         if lead is not None and self.oracle_play_only:  # the decisions learn the outcome, the play the verdict
-            outcome = np.where(winner < 0, -1, np.where(winner == 0, 1, 0)).astype(np.int8)
-            lead = np.where(pos == self.feats.decision_position, outcome[table], lead)
+            lead = np.where(pos == self.feats.decision_position, _verdict_of(winner)[table], lead)
         if lead is None:
             won = (seat == landlord[table]) == (winner[table] == 0)
             sign = np.where(winner[table] < 0, 0.0, np.where(won, 1.0, -1.0)).astype(np.float32)
@@ -309,6 +308,12 @@ class Actor:
             ret = (reward[table, seat] / self.scale).astype(np.float32)
         self.frames_made += len(act)
         return [(p, obs[pos == p], act[pos == p], hist[pos == p], ret[pos == p]) for p in range(self.positions)]
+
+
+def _verdict_of(winner: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
+    """Hands' outcomes (``winner``: 0 the landlord's side won, 1 the farmers', -1 neither) written
+    as verdicts are: 1 the landlord's side wins, 0 the farmers', -1 neither."""
+    return np.where(winner < 0, -1, np.where(winner == 0, 1, 0)).astype(np.int8)
 
 
 def int8_copy(model: QModel) -> QModel:
